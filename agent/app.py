@@ -1,0 +1,58 @@
+"""Wiring: settings → registry, store, provider, agent. Shared by the CLI and the server.
+
+Everything is built lazily: listing tools does not load a model, and nothing opens the database
+until it is needed.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, Mapping
+
+from agent.config import Settings, load_settings
+from agent.loop import Agent
+from agent.providers import create_provider
+from agent.providers.base import Provider
+from agent.runtime import Approver
+from agent.storage import Store
+from agent.tools import ToolRegistry
+
+
+class App:
+    def __init__(
+        self,
+        *,
+        config: str | None = None,
+        home: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        settings: Settings | None = None,
+        provider: Provider | None = None,
+    ):
+        self.settings = settings or load_settings(config, home=home, overrides=overrides)
+        if provider is not None:
+            self.__dict__["provider"] = provider
+
+    @cached_property
+    def registry(self) -> ToolRegistry:
+        return ToolRegistry.from_settings(self.settings)
+
+    @cached_property
+    def store(self) -> Store:
+        return Store(self.settings.db_path)
+
+    @cached_property
+    def provider(self) -> Provider:
+        return create_provider(self.settings)
+
+    @property
+    def language(self) -> str:
+        return self.settings.language
+
+    def model_label(self) -> str:
+        llm = self.settings.llm
+        if llm.provider == "local":
+            return f"local ({llm.model_path or 'Qwen2.5-Coder-0.5B-Instruct Q4_K_M'})"
+        return f"{llm.provider}" + (f" · {llm.model}" if llm.model else "")
+
+    def agent(self, approver: Approver | None = None) -> Agent:
+        return Agent.from_settings(self.settings, self.provider, self.registry, self.store, approver)

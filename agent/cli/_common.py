@@ -1,0 +1,58 @@
+"""Shared pieces of the CLI: lazy app state, expected-error handling, output helpers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+from rich.console import Console
+
+from agent.app import App
+from agent.errors import RiverseError
+from agent.i18n import t
+
+
+@dataclass
+class State:
+    config: str | None = None
+    home: str | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    _app: App | None = None
+
+    @property
+    def app(self) -> App:
+        if self._app is None:
+            self._app = App(config=self.config, home=self.home, overrides=self.overrides)
+        return self._app
+
+
+class RiverseGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RiverseError as exc:  # expected: one line, exit 1; anything else keeps its traceback
+            language = "en"
+            state = ctx.obj
+            if isinstance(state, State) and state._app is not None:
+                language = state._app.language
+            click.echo(f"{t('error.prefix', language)}: {exc}", err=True)
+            ctx.exit(1)
+
+
+pass_state = click.make_pass_decorator(State)
+
+
+def console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def print_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def short(value: Any, limit: int = 120) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,165 @@
+"""``riverse chat`` and ``riverse ask``."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from agent.cli._common import State, console, pass_state, print_json, short
+from agent.i18n import t
+from agent.loop import Event
+from agent.runtime import ApprovalRequest
+
+
+class TurnPrinter:
+    """Shows a turn as it happens: tool calls with their time and outcome, the answer as it streams."""
+
+    def __init__(self, out, err, show_tools: bool = True):
+        self.out = out
+        self.err = err
+        self.show_tools = show_tools
+        self.wrote_text = False
+
+    def __call__(self, event: Event) -> None:
+        if event.kind == "text":
+            self.out.print(event.text, end="", markup=False)
+            self.wrote_text = True
+        elif event.kind == "tool_start" and self.show_tools:
+            self._break_line()
+            self.err.print(f"[dim]→ {event.name} {short(event.params)}[/dim]")
+        elif event.kind == "tool_end" and self.show_tools and event.outcome is not None:
+            o = event.outcome
+            if o.success:
+                self.err.print(f"[green]✓[/green] [dim]{o.name} · {o.duration_ms} ms · {short(o.data, 80)}[/dim]")
+            else:
+                self.err.print(f"[red]✗[/red] [dim]{o.name} · {o.duration_ms} ms ·[/dim] {short(o.error, 160)}", markup=True)
+        elif event.kind == "notice":
+            self._break_line()
+            self.err.print(f"[yellow]![/yellow] [dim]{event.text}[/dim]")
+
+    def _break_line(self) -> None:
+        if self.wrote_text:
+            self.out.print()
+            self.wrote_text = False
+
+    def end(self) -> None:
+        if self.wrote_text:
+            self.out.print()
+        self.wrote_text = False
+
+
+def terminal_approver(language: str):
+    err = console(stderr=True)
+
+    def approve(request: ApprovalRequest) -> str:
+        risk = request.risk if request.declared else f"{request.risk}, {t('approval.undeclared', language)}"
+        err.print(
+            t("approval.ask", language, name=request.name, risk=risk, params=json.dumps(request.params, ensure_ascii=False)),
+            markup=False,
+        )
+        while True:
+            try:
+                answer = click.prompt(">", default="n", show_default=False, err=True).strip().lower()
+            except (EOFError, click.Abort):
+                return "no"
+            if answer in ("y", "yes", "n", "no", "a", "always"):
+                return answer
+    return approve
+
+
+def _print_tools(state: State) -> None:
+    out = console()
+    for m in state.app.registry.manifests():
+        out.print(f"[bold]{m.name}[/bold] · {m.description}")
+
+
+@click.command()
+@click.option("--conversation", "conversation_id", metavar="ID", help="Continue this conversation.")
+@click.option("--continue", "continue_last", is_flag=True, help="Continue the most recent conversation.")
+@pass_state
+def chat(state: State, conversation_id: str | None, continue_last: bool) -> None:
+    """Chat in the terminal. Tools run as the model asks; risky ones ask you first.
+
+    \b
+    In the chat:
+      /tools   list the available tools
+      /new     start a new conversation
+      /exit    quit (Ctrl-D works too)
+    Tool files added, changed or deleted are picked up before the next message.
+    """
+    app = state.app
+    lang = app.language
+    out, err = console(), console(stderr=True)
+    registry = app.registry
+    agent = app.agent(approver=terminal_approver(lang))
+    if continue_last and not conversation_id:
+        conversation_id = app.store.latest_conversation()
+    cid = app.store.ensure_conversation(conversation_id)
+    err.print(f"[dim]{t('chat.welcome', lang, model=app.model_label(), count=len(registry))}[/dim]")
+    if conversation_id:
+        err.print(f"[dim]{t('chat.resumed', lang, id=cid)}[/dim]")
+    for problem in registry.errors:
+        err.print(f"[yellow]![/yellow] {problem}", markup=False)
+    while True:
+        try:
+            text = click.prompt(click.style(t("chat.prompt", lang), bold=True), prompt_suffix="> ", err=True)
+        except (EOFError, click.Abort):
+            err.print(f"\n[dim]{t('chat.bye', lang)}[/dim]")
+            return
+        text = text.strip()
+        if not text:
+            continue
+        if text.startswith("/"):
+            command = text.split()[0].lower()
+            if command in ("/exit", "/quit"):
+                err.print(f"[dim]{t('chat.bye', lang)}[/dim]")
+                return
+            if command == "/new":
+                cid = app.store.new_conversation()
+                err.print(f"[dim]{t('chat.new', lang, id=cid)}[/dim]")
+            elif command == "/tools":
+                _print_tools(state)
+            else:
+                err.print(t("chat.unknown_command", lang, cmd=command), markup=False)
+            continue
+        report = registry.refresh()
+        if report.changed_anything:
+            changes = ", ".join(
+                [f"+{n}" for n in report.added] + [f"~{n}" for n in report.changed] + [f"-{n}" for n in report.removed]
+            )
+            if changes:
+                err.print(f"[dim]{t('chat.reloaded', lang, changes=changes)}[/dim]")
+            for problem in report.problems:
+                err.print(f"[yellow]![/yellow] {problem}", markup=False)
+        printer = TurnPrinter(out, err)
+        agent.ask(text, conversation_id=cid, on_event=printer)
+        printer.end()
+
+
+@click.command()
+@click.argument("text", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help='Print {"answer": ..., "tool_calls": [...]} as JSON.')
+@click.option("-y", "--yes", is_flag=True, help="Approve every tool call that needs approval.")
+@click.option("--conversation", "conversation_id", metavar="ID", help="Ask within this conversation.")
+@pass_state
+def ask(state: State, text: tuple[str, ...], as_json: bool, yes: bool, conversation_id: str | None) -> None:
+    """Ask one question and print the answer.
+
+    \b
+    Examples:
+      riverse ask "东京今天天气怎么样？"
+      riverse ask --json "what is 2**32?"
+    Tools that need approval are refused unless --yes is given.
+    """
+    app = state.app
+    message = " ".join(text)
+    approver = (lambda request: "yes") if yes else None
+    agent = app.agent(approver=approver)
+    if as_json:
+        result = agent.ask(message, conversation_id=conversation_id)
+        print_json(result.as_dict())
+        return
+    printer = TurnPrinter(console(), console(stderr=True))
+    agent.ask(message, conversation_id=conversation_id, on_event=printer)
+    printer.end()

@@ -1,0 +1,145 @@
+"""``riverse tools``: list and run tools, and the tool author's kit."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from agent.cli._common import State, console, pass_state, print_json
+from agent.i18n import t
+from agent.runtime import ToolRunner
+
+
+@click.group()
+def tools() -> None:
+    """List, run, create, check and evaluate tools."""
+
+
+def entry_dict(entry: Any) -> dict[str, Any]:
+    m = entry.manifest
+    return {
+        **m.to_dict(),
+        "risk_level": m.risk_level,
+        "source": entry.path,
+        "origin": entry.origin,
+        "class": entry.class_name,
+        "available": entry.available,
+        "reason": entry.reason,
+    }
+
+
+@tools.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print tools and load problems as JSON.")
+@pass_state
+def list_tools(state: State, as_json: bool) -> None:
+    """Every discovered tool: what it does, where it comes from, and whether it is available (and why not).
+
+    Load errors (a file that does not import, a broken manifest, a duplicate name) are listed after the tools.
+    """
+    registry = state.app.registry
+    entries = registry.entries(include_unavailable=True)
+    active = {name: registry.entry(name) for name in registry.names()}
+    problems = registry.problems
+    if as_json:
+        items = []
+        for e in entries:
+            item = entry_dict(e)
+            item["active"] = active.get(e.name) is e
+            if e.available and not item["active"]:
+                item["reason"] = f"overridden by {active[e.name].path}" if e.name in active else item["reason"]
+            items.append(item)
+        print_json({
+            "tools": items,
+            "problems": [
+                {"path": p.path, "line": p.line, "class": p.class_name, "level": p.level, "message": p.message}
+                for p in problems
+            ],
+        })
+        return
+    out = console()
+    lang = state.app.language
+    if not entries:
+        out.print(t("tools.none", lang))
+    for e in entries:
+        m = e.manifest
+        if e.available and active.get(e.name) is e:
+            status = "[green]✓ available[/green]"
+        elif e.available:
+            status = f"[dim]overridden by {active[e.name].path}[/dim]"
+        else:
+            status = f"[red]✗ unavailable[/red]: {e.reason}"
+        risk = m.risk if m.risk else "read (undeclared)"
+        out.print(f"[bold]{m.name}[/bold]  {status}  [dim]· risk: {risk} · {e.origin} · {e.path}[/dim]")
+        out.print(f"  {m.description}", markup=False)
+        for pname, desc in (m.parameters or {}).items():
+            typ = m.parameter_types.get(pname, "string")
+            req = ", required" if pname in (m.required or []) else ""
+            out.print(f"  [cyan]{pname}[/cyan] ({typ}{req}): {desc}")
+        if m.examples:
+            out.print("  [dim]e.g. " + " | ".join(m.examples) + "[/dim]", markup=True)
+    if problems:
+        out.print()
+        out.print(f"[yellow]{t('tools.problems', lang)}[/yellow]")
+        for p in problems:
+            out.print(f"  {p.level}: {p}", markup=False)
+
+
+def parse_assignments(pairs: tuple[str, ...], language: str) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.UsageError(t("tools.bad_param", language, arg=pair))
+        value = value.strip()
+        if value[:1] in ("[", "{"):
+            try:
+                params[key.strip()] = json.loads(value)
+                continue
+            except json.JSONDecodeError:
+                pass
+        params[key.strip()] = value
+    return params
+
+
+@tools.command("run")
+@click.argument("name")
+@click.argument("params", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help='Print {"success", "data", "error"} as JSON.')
+@pass_state
+def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool) -> None:
+    """Run one tool directly, without a model. Exit status is 0 only when the tool succeeds.
+
+    \b
+    Examples:
+      riverse tools run calculator expression="2**10"
+      riverse tools run weather city=Tokyo --json
+    """
+    app = state.app
+    lang = app.language
+    registry = app.registry
+    args = parse_assignments(params, lang)
+    if name not in registry:
+        unavailable = [e for e in registry.entries(include_unavailable=True) if e.name == name and not e.available]
+        message = (
+            f"tool '{name}' is unavailable: {unavailable[0].reason}"
+            if unavailable
+            else t("tools.unknown", lang, name=name, names=", ".join(registry.names()) or "-")
+        )
+        if as_json:
+            print_json({"success": False, "data": "", "error": message})
+        else:
+            click.echo(message, err=True)
+        raise SystemExit(2)
+    # Running a tool by hand is the user's own decision: no approval prompt.
+    runner = ToolRunner.from_settings(registry, app.settings, approver=lambda request: "yes")
+    outcome = runner.run(name, args)
+    app.store.add_tool_call(None, outcome)
+    if as_json:
+        print_json({"success": outcome.success, "data": outcome.data, "error": outcome.error})
+    elif outcome.success:
+        click.echo(outcome.data)
+    else:
+        click.echo(f"✗ {outcome.error}", err=True)
+    raise SystemExit(0 if outcome.success else 1)

@@ -1,0 +1,238 @@
+"""Configuration, resolved in one place and in one order.
+
+Precedence (highest first): command-line flag > environment variable > settings file > default.
+
+- The Riverse home is ``--home`` / ``RIVERSE_HOME`` / ``~/.riverse``.
+- The settings file is ``--config FILE`` / ``RIVERSE_CONFIG`` / ``$RIVERSE_HOME/settings.yaml``.
+- Environment variables that override settings keys are listed in :data:`ENV_OVERRIDES`.
+- API keys may be written in the file, but are better kept in the environment: ``llm.api_key_env``
+  names the variable to read (each provider preset has a default, e.g. ``OPENAI_API_KEY``).
+
+Nothing else in Riverse reads the environment for configuration.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+import yaml
+from agent.errors import RiverseError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+LANGUAGES = ("en", "zh", "ja")
+
+# environment variable -> dotted settings key
+ENV_OVERRIDES: dict[str, str] = {
+    "RIVERSE_LANGUAGE": "language",
+    "RIVERSE_PROVIDER": "llm.provider",
+    "RIVERSE_MODEL": "llm.model",
+    "RIVERSE_BASE_URL": "llm.base_url",
+    "RIVERSE_API_KEY": "llm.api_key",
+    "RIVERSE_TOOL_PROTOCOL": "llm.tool_protocol",
+    "RIVERSE_MODEL_PATH": "llm.model_path",
+}
+
+
+class SettingsError(RiverseError):
+    """A settings value is wrong. The message names the key, the file and what to do."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class LLMSettings(_Section):
+    provider: str = Field("local", description="local | openai | deepseek | qwen | ollama | llamacpp | lmstudio | vllm | openai_compatible | fake")
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    api_key_env: str | None = None
+    tool_protocol: Literal["auto", "native", "json", "router"] = "auto"
+    max_steps: int = Field(4, ge=1, le=32)
+    temperature: float = Field(0.2, ge=0.0, le=2.0)
+    max_tokens: int = Field(512, ge=16, le=32768)
+    request_timeout: float = Field(120.0, gt=0)
+    history_turns: int = Field(8, ge=0, le=200)
+    # embedded model
+    model_path: str | None = None
+    n_ctx: int = Field(4096, ge=512, le=131072)
+    n_threads: int | None = Field(None, ge=1)
+    # scripted fake provider (tests, demos): a YAML/JSON file of responses
+    script: str | None = None
+
+
+class RuntimeSettings(_Section):
+    tool_timeout: float = Field(30.0, gt=0, le=3600)
+    max_output_chars: int = Field(8000, ge=100, le=1_000_000)
+    parallel_tools: bool = True
+
+
+class ApprovalSettings(_Section):
+    # per risk level: never | ask | once (ask once per session)
+    risk: dict[str, Literal["never", "ask", "once"]] = Field(
+        default_factory=lambda: {"read": "never", "network": "never", "write": "ask", "execute": "ask"}
+    )
+    # per tool name, overrides the risk level's policy
+    tools: dict[str, Literal["never", "ask", "once"]] = Field(default_factory=dict)
+
+    @field_validator("risk")
+    @classmethod
+    def _known_risks(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - {"read", "write", "network", "execute"})
+        if unknown:
+            raise ValueError(f"unknown risk level(s) {unknown}; use read, write, network, execute")
+        return value
+
+
+class ServerSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8787, ge=1, le=65535)
+    token: str | None = None
+    max_input_chars: int = Field(32000, ge=100)
+
+
+class Settings(_Section):
+    language: Literal["en", "zh", "ja"] = "en"
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+    approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    tools: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    tool_dirs: list[str] = Field(default_factory=list)
+    # Folders the file tools may read (besides none); see the file tools' docs.
+    file_roots: list[str] = Field(default_factory=list)
+
+    # Not read from the file: where this configuration came from.
+    home: Path = Field(default_factory=lambda: Path("~/.riverse").expanduser(), exclude=True)
+    source: str | None = Field(None, exclude=True)
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _tool_sections(cls, value: Any) -> Any:
+        if value is None:
+            return {}
+        if isinstance(value, dict):
+            for name, section in value.items():
+                if section is None:
+                    value[name] = {}
+                elif not isinstance(section, dict):
+                    raise ValueError(f"tools.{name} must be a mapping such as {{enabled: true}}, got {section!r}")
+        return value
+
+    # ------------------------------------------------------------------ paths
+    @property
+    def user_tools_dir(self) -> Path:
+        return self.home / "tools"
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "riverse.db"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home / "models"
+
+    @property
+    def tool_folders(self) -> list[Path]:
+        return [Path(d).expanduser() for d in self.tool_dirs]
+
+    def tool_config(self) -> dict[str, Any]:
+        """The dict handed to tools: the spec's shape (``language``, ``tools``) plus shared, non-secret keys.
+
+        The registry narrows ``tools`` to each tool's own section.
+        """
+        return {
+            "language": self.language,
+            "tools": {name: dict(section) for name, section in self.tools.items()},
+            "home": str(self.home),
+            "file_roots": list(self.file_roots),
+        }
+
+    def resolve_api_key(self, default_env: str | None = None) -> str | None:
+        if self.llm.api_key:
+            return self.llm.api_key
+        for name in (self.llm.api_key_env, default_env):
+            if name and os.environ.get(name):
+                return os.environ[name]
+        return None
+
+
+def _set_dotted(data: dict, dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def _format_validation_error(exc: ValidationError, source: str) -> str:
+    lines = [f"invalid settings in {source}:"]
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key (check its spelling; see settings.example.yaml)"
+        given = err.get("input")
+        shown = "" if err["type"] == "extra_forbidden" or isinstance(given, dict) else f" (got {given!r})"
+        lines.append(f"  {key}: {msg}{shown}")
+    lines.append("Fix the value(s) above, or remove them to use the defaults.")
+    return "\n".join(lines)
+
+
+def resolve_home(flag: str | os.PathLike | None = None, env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    raw = flag or env.get("RIVERSE_HOME") or "~/.riverse"
+    return Path(raw).expanduser().resolve()
+
+
+def load_settings(
+    config_file: str | os.PathLike | None = None,
+    *,
+    home: str | os.PathLike | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """Resolve the settings: ``overrides`` (flags, dotted keys) > ``env`` > the file > defaults."""
+    env = os.environ if env is None else env
+    home_path = resolve_home(home, env)
+    explicit = config_file or env.get("RIVERSE_CONFIG")
+    path = Path(explicit).expanduser() if explicit else home_path / "settings.yaml"
+    data: dict[str, Any] = {}
+    source = "defaults"
+    if path.exists():
+        source = str(path)
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}" if mark else str(path)
+            raise SettingsError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax") from None
+        except OSError as exc:
+            raise SettingsError(f"cannot read settings file {path}: {exc.strerror}") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise SettingsError(f"{path}: the settings file must be a mapping of keys (language:, llm:, tools: ...)")
+        data = loaded
+    elif explicit:
+        raise SettingsError(f"settings file {path} does not exist (given by {'--config' if config_file else 'RIVERSE_CONFIG'})")
+    for var, key in ENV_OVERRIDES.items():
+        if env.get(var):
+            _set_dotted(data, key, env[var])
+            source += f" + ${var}"
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            _set_dotted(data, key, value)
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise SettingsError(_format_validation_error(exc, source)) from None
+    settings.home = home_path
+    settings.source = source
+    return settings

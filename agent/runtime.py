@@ -1,0 +1,227 @@
+"""Running tools: parameter validation, approval, timeouts, isolation and output limits.
+
+Nothing a tool does can escape :meth:`ToolRunner.run`: an exception (even ``SystemExit``), a hang,
+a return value that is not a ``ToolResult``, huge or non-string output, all become a failed
+:class:`ToolOutcome` whose ``error`` says what happened. Each call runs in a daemon thread; a call
+that exceeds its timeout is abandoned (Python cannot kill a thread) and reported as timed out.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from agent.tools._base import ToolManifest, ToolResult
+from agent.tools._schema import ParameterError, coerce_params
+
+# ok: the tool succeeded; failed: it returned success=False; error: it raised or returned garbage;
+# timeout; unknown: no such tool; invalid: bad parameters; refused: the user (or policy) said no.
+STATUSES = ("ok", "failed", "error", "timeout", "unknown", "invalid", "refused")
+
+
+@dataclass
+class ToolOutcome:
+    name: str
+    params: dict[str, Any]
+    success: bool
+    data: str = ""
+    error: str = ""
+    duration_ms: int = 0
+    status: str = "ok"
+    call_id: str = ""
+    approval: str = ""  # "", "policy", "approved", "approved-session", "refused"
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.pop("call_id")
+        return out
+
+    def for_model(self) -> str:
+        """What the model is shown of this call."""
+        if self.success:
+            return self.data
+        return f"ERROR: {self.error}"
+
+
+@dataclass
+class ApprovalRequest:
+    name: str
+    params: dict[str, Any]
+    risk: str
+    declared: bool  # False when the manifest does not declare a risk
+    description: str
+
+
+# An approver answers "yes", "no" or "always" (yes for the rest of this session).
+Approver = Callable[[ApprovalRequest], str]
+
+
+@dataclass
+class ApprovalGate:
+    """Decides whether a call may run: by the per-tool or per-risk policy, asking the user if needed."""
+
+    risk_policy: dict[str, str] = field(default_factory=dict)
+    tool_policy: dict[str, str] = field(default_factory=dict)
+    approver: Approver | None = None
+    session_allowed: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_settings(cls, approval: Any, approver: Approver | None = None) -> "ApprovalGate":
+        return cls(dict(approval.risk), dict(approval.tools), approver)
+
+    def policy(self, manifest: ToolManifest) -> str:
+        return self.tool_policy.get(manifest.name) or self.risk_policy.get(manifest.risk_level, "never")
+
+    def check(self, manifest: ToolManifest, params: dict[str, Any]) -> tuple[bool, str, str]:
+        """Return (allowed, how, reason)."""
+        policy = self.policy(manifest)
+        if policy == "never":
+            return True, "policy", ""
+        if policy == "once" and manifest.name in self.session_allowed:
+            return True, "approved-session", ""
+        if self.approver is None:
+            return False, "refused", (
+                f"tool '{manifest.name}' ({manifest.risk_level}) needs the user's approval and nobody could be asked; "
+                "run 'riverse ask' with --yes, or use 'riverse chat' to approve it"
+            )
+        request = ApprovalRequest(
+            manifest.name, params, manifest.risk_level, manifest.risk is not None, manifest.description
+        )
+        answer = (self.approver(request) or "no").strip().lower()
+        if answer in ("always", "a"):
+            self.session_allowed.add(manifest.name)
+            return True, "approved-session", ""
+        if answer in ("yes", "y"):
+            return True, "approved", ""
+        return False, "refused", f"the user did not approve running tool '{manifest.name}'"
+
+
+def _stringify(data: Any) -> str:
+    """Turn a tool's ``data`` (or ``error``) into text: JSON for structures, ``str`` otherwise."""
+    if isinstance(data, str):
+        return data
+    if data is None:
+        return ""
+    try:
+        return json.dumps(data, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return repr(data)
+
+
+class ToolRunner:
+    """Runs tool calls for the agent loop (and for ``riverse tools run``)."""
+
+    def __init__(
+        self,
+        registry: Any,
+        *,
+        timeout: float = 30.0,
+        max_output_chars: int = 8000,
+        tool_settings: dict[str, dict[str, Any]] | None = None,
+        gate: ApprovalGate | None = None,
+    ):
+        self.registry = registry
+        self.timeout = timeout
+        self.max_output_chars = max_output_chars
+        self.tool_settings = tool_settings or {}
+        self.gate = gate or ApprovalGate()
+
+    @classmethod
+    def from_settings(cls, registry: Any, settings: Any, approver: Approver | None = None) -> "ToolRunner":
+        return cls(
+            registry,
+            timeout=settings.runtime.tool_timeout,
+            max_output_chars=settings.runtime.max_output_chars,
+            tool_settings=settings.tools,
+            gate=ApprovalGate.from_settings(settings.approval, approver),
+        )
+
+    def timeout_for(self, manifest: ToolManifest) -> float:
+        own = (self.tool_settings.get(manifest.name) or {}).get("timeout")
+        if isinstance(own, (int, float)) and not isinstance(own, bool) and own > 0:
+            return float(own)
+        return float(manifest.timeout or self.timeout)
+
+    def run(self, name: str, params: Any, call_id: str = "") -> ToolOutcome:
+        return self.run_many([(name, params, call_id)])[0]
+
+    def run_many(self, calls: list[tuple[str, Any, str]], parallel: bool = True) -> list[ToolOutcome]:
+        """Run calls, independent ones at the same time; results come back in the order given."""
+        prepared = [self._prepare(name, params, call_id) for name, params, call_id in calls]
+        if not parallel:
+            return [p if isinstance(p, ToolOutcome) else self._finish(*self._start(*p)) for p in prepared]
+        started = [p if isinstance(p, ToolOutcome) else self._start(*p) for p in prepared]
+        return [s if isinstance(s, ToolOutcome) else self._finish(*s) for s in started]
+
+    def _prepare(self, name: str, params: Any, call_id: str):
+        shown = params if isinstance(params, dict) else {"_raw": params}
+        entry = self.registry.entry(name) if hasattr(self.registry, "entry") else None
+        if entry is None:
+            known = ", ".join(self.registry.names()) or "(none)"
+            return ToolOutcome(name, shown, False, error=f"unknown tool '{name}'; available tools: {known}",
+                               status="unknown", call_id=call_id)
+        if isinstance(params, str):
+            return ToolOutcome(name, shown, False, status="invalid", call_id=call_id,
+                               error=f"the arguments for '{name}' are not a JSON object: {params[:200]!r}")
+        try:
+            clean = coerce_params(entry.manifest, params)
+        except ParameterError as exc:
+            return ToolOutcome(name, shown, False, error=f"{name}: {exc}; fix it and call the tool again",
+                               status="invalid", call_id=call_id)
+        allowed, how, reason = self.gate.check(entry.manifest, clean)
+        if not allowed:
+            return ToolOutcome(name, clean, False, error=reason, status="refused", call_id=call_id, approval=how)
+        return entry, clean, call_id, how
+
+    def _start(self, entry: Any, params: dict[str, Any], call_id: str, how: str):
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def target() -> None:
+            try:
+                box["result"] = entry.tool.execute(dict(params))
+            except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are contained too
+                box["exc"] = exc
+            finally:
+                done.set()
+
+        started = time.perf_counter()
+        thread = threading.Thread(target=target, name=f"riverse-tool-{entry.name}", daemon=True)
+        thread.start()
+        return entry, params, call_id, how, box, done, started
+
+    def _finish(self, entry, params, call_id, how, box, done, started) -> ToolOutcome:
+        timeout = self.timeout_for(entry.manifest)
+        remaining = max(0.0, timeout - (time.perf_counter() - started))
+        finished = done.wait(remaining)
+        elapsed = int((time.perf_counter() - started) * 1000)
+        out = ToolOutcome(entry.name, params, False, duration_ms=elapsed, call_id=call_id, approval=how)
+        if not finished:
+            out.status = "timeout"
+            out.error = f"tool '{entry.name}' did not finish within {timeout:g} s and was abandoned"
+            return out
+        if "exc" in box:
+            exc = box["exc"]
+            out.status = "error"
+            detail = str(exc).strip()
+            out.error = f"tool '{entry.name}' raised {type(exc).__name__}" + (f": {detail}" if detail else "")
+            return out
+        result = box.get("result")
+        if not isinstance(result, ToolResult):
+            out.status = "error"
+            out.error = f"tool '{entry.name}' returned {type(result).__name__}, not a ToolResult"
+            return out
+        data = _stringify(result.data)
+        if len(data) > self.max_output_chars:
+            cut = len(data) - self.max_output_chars
+            data = data[: self.max_output_chars] + f"\n[... {cut} more characters cut]"
+        out.data = data
+        if result.success is True:
+            out.success, out.status = True, "ok"
+        else:
+            out.status = "failed"
+            out.error = _stringify(result.error).strip() or f"tool '{entry.name}' reported failure without an error message"
+        return out

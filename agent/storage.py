@@ -1,0 +1,164 @@
+"""Riverse's SQLite store: conversations, messages and every tool call.
+
+Each write is its own committed transaction (WAL journal), so a process killed in the middle of a
+turn leaves the database readable with everything written before it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from agent.migrations import migrate
+
+
+@dataclass
+class StoredMessage:
+    id: int
+    conversation_id: str
+    role: str
+    content: str
+    created_at: float
+
+
+class Store:
+    def __init__(self, path: str | Path = ":memory:"):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA foreign_keys = ON")
+        if self.path != ":memory:":
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+        with self._lock:
+            migrate(self.db)
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
+
+    def _execute(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self.db.execute(sql, args)
+
+    def _rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return list(self.db.execute(sql, args))
+
+    # ------------------------------------------------------------ conversations
+    def new_conversation(self, title: str = "") -> str:
+        cid = uuid.uuid4().hex[:12]
+        now = time.time()
+        self._execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)", (cid, title, now, now)
+        )
+        return cid
+
+    def ensure_conversation(self, cid: str | None, title: str = "") -> str:
+        if cid and self.get_conversation(cid):
+            return cid
+        if cid:
+            now = time.time()
+            self._execute(
+                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)", (cid, title, now, now)
+            )
+            return cid
+        return self.new_conversation(title)
+
+    def get_conversation(self, cid: str) -> dict[str, Any] | None:
+        rows = self._rows("SELECT * FROM conversations WHERE id = ?", (cid,))
+        return dict(rows[0]) if rows else None
+
+    def conversations(self, limit: int = 50) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._rows("SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?", (limit,))]
+
+    def latest_conversation(self) -> str | None:
+        rows = self._rows("SELECT id FROM conversations ORDER BY updated_at DESC LIMIT 1")
+        return rows[0]["id"] if rows else None
+
+    def delete_conversation(self, cid: str) -> bool:
+        return self._execute("DELETE FROM conversations WHERE id = ?", (cid,)).rowcount > 0
+
+    # ----------------------------------------------------------------- messages
+    def add_message(self, cid: str, role: str, content: str) -> int:
+        now = time.time()
+        with self._lock:
+            cur = self.db.execute(
+                "INSERT INTO messages (conversation_id, role, content, created_at) VALUES (?, ?, ?, ?)",
+                (cid, role, content, now),
+            )
+            if role == "user":
+                self.db.execute(
+                    "UPDATE conversations SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?",
+                    (now, content[:60], cid),
+                )
+            else:
+                self.db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, cid))
+            return int(cur.lastrowid)
+
+    def messages(self, cid: str) -> list[StoredMessage]:
+        return [
+            StoredMessage(r["id"], r["conversation_id"], r["role"], r["content"], r["created_at"])
+            for r in self._rows("SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (cid,))
+        ]
+
+    def history(self, cid: str, turns: int) -> list[dict[str, str]]:
+        """The last ``turns`` user/assistant exchanges, as chat messages."""
+        if turns <= 0:
+            return []
+        rows = self._rows(
+            "SELECT role, content FROM messages WHERE conversation_id = ? AND role IN ('user', 'assistant') "
+            "ORDER BY id DESC LIMIT ?",
+            (cid, turns * 2),
+        )
+        return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
+
+    # --------------------------------------------------------------- tool calls
+    def add_tool_call(self, cid: str | None, outcome: Any) -> int:
+        cur = self._execute(
+            "INSERT INTO tool_calls (conversation_id, name, params, success, status, data, error, duration_ms, approval, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                cid,
+                outcome.name,
+                json.dumps(outcome.params, ensure_ascii=False, default=str),
+                int(bool(outcome.success)),
+                outcome.status,
+                outcome.data,
+                outcome.error,
+                int(outcome.duration_ms),
+                outcome.approval,
+                time.time(),
+            ),
+        )
+        return int(cur.lastrowid)
+
+    def tool_calls(self, limit: int = 20, tool: str | None = None, conversation: str | None = None) -> list[dict[str, Any]]:
+        where, args = [], []
+        if tool:
+            where.append("name = ?")
+            args.append(tool)
+        if conversation:
+            where.append("conversation_id = ?")
+            args.append(conversation)
+        sql = "SELECT * FROM tool_calls" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY id DESC LIMIT ?"
+        out = []
+        for row in self._rows(sql, (*args, limit)):
+            item = dict(row)
+            item["params"] = json.loads(item["params"])
+            item["success"] = bool(item["success"])
+            out.append(item)
+        return out
+
+    def iter_all_messages(self) -> Iterator[StoredMessage]:
+        for r in self._rows("SELECT * FROM messages ORDER BY id"):
+            yield StoredMessage(r["id"], r["conversation_id"], r["role"], r["content"], r["created_at"])

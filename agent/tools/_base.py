@@ -1,0 +1,129 @@
+"""The tool contract: ``BaseTool``, ``ToolManifest`` and ``ToolResult``.
+
+Everything here keeps the exact shape of the spec (``ToolManifest(name, description, parameters,
+examples)``, ``ToolResult(success, data, error="")``); every extension is an optional keyword.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.tools._schema import RISK_LEVELS, parameter_schema
+
+__all__ = ["BaseTool", "ToolManifest", "ToolResult"]
+
+
+@dataclass
+class ToolManifest:
+    """What the model sees of a tool.
+
+    The first four fields are the spec's. The rest are optional extensions:
+
+    - ``parameter_types``: ``{param: type}`` where type is ``"string"``, ``"integer"``, ``"number"``,
+      ``"boolean"``, ``"array"``, ``"object"`` (or the original Riverse spellings ``"str"``, ``"int"``,
+      ``"float"``, ``"bool"``), a list of allowed values (an enum), or a JSON-schema fragment (a dict).
+      Untyped parameters are strings.
+    - ``required``: parameter names that must be given. By default none is required.
+    - ``timeout``: seconds this tool may run before it is abandoned (default: the runtime's).
+    - ``risk``: what the tool can do, one of ``read``, ``write``, ``network``, ``execute``.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, str] = field(default_factory=dict)
+    examples: list[str] = field(default_factory=list)
+    parameter_types: dict[str, Any] = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+    timeout: float | None = None
+    risk: str | None = None
+
+    @property
+    def risk_level(self) -> str:
+        """The risk used for policy: undeclared or unknown risk counts as ``read``."""
+        return self.risk if self.risk in RISK_LEVELS else "read"
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON schema of this tool's parameters (for native function calling and grammars)."""
+        properties = {
+            pname: parameter_schema(self.parameter_types.get(pname), str(desc))
+            for pname, desc in (self.parameters or {}).items()
+        }
+        schema: dict[str, Any] = {"type": "object", "properties": properties}
+        required = [p for p in (self.required or []) if p in properties]
+        if required:
+            schema["required"] = required
+        return schema
+
+    def openai_tool(self) -> dict[str, Any]:
+        """This manifest as an OpenAI ``tools`` entry."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.json_schema(),
+            },
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": dict(self.parameters or {}),
+            "examples": list(self.examples or []),
+            "parameter_types": dict(self.parameter_types or {}),
+            "required": list(self.required or []),
+            "timeout": self.timeout,
+            "risk": self.risk,
+        }
+
+
+@dataclass
+class ToolResult:
+    """The outcome of ``execute()``: ``data`` is injected into the model's context.
+
+    ``error`` is only meaningful when ``success`` is False.
+    """
+
+    success: bool
+    data: str = ""
+    error: str = ""
+
+
+class BaseTool(abc.ABC):
+    """Base class of every Riverse tool.
+
+    Subclasses implement ``manifest()`` and ``execute()`` and may override ``is_available()``. The
+    registry constructs each subclass with one argument, the configuration dict, which has the
+    top-level keys ``language`` and ``tools`` (``{tool_name: {...}}``).
+    """
+
+    def __init__(self, config: dict | None = None):
+        self.config = config if config is not None else {}
+
+    @abc.abstractmethod
+    def manifest(self) -> ToolManifest:
+        """Describe the tool to the model."""
+
+    @abc.abstractmethod
+    def execute(self, params: dict) -> ToolResult:
+        """Run the tool with the parameters the model chose."""
+
+    def is_available(self) -> bool:
+        """Return False to keep the tool out of the registry (a missing dependency, disabled, ...)."""
+        return True
+
+    # Helpers for tool authors; none of them is required by the contract.
+    def tool_config(self) -> dict:
+        """This tool's own settings section, ``config["tools"][name]`` (empty when absent)."""
+        config = getattr(self, "config", None) or {}
+        section = (config.get("tools") or {}).get(self.manifest().name)
+        return section if isinstance(section, dict) else {}
+
+    @property
+    def language(self) -> str:
+        config = getattr(self, "config", None) or {}
+        lang = config.get("language", "en")
+        return lang if lang in ("en", "zh", "ja") else "en"

@@ -1,0 +1,52 @@
+"""Shared text helpers of the built-in tools: messages in en/zh/ja and number formatting.
+
+A message table maps a key to ``{"en": ..., "zh": ..., "ja": ...}`` templates (``str.format`` style);
+English is the fallback for a missing language.
+"""
+
+from __future__ import annotations
+
+from decimal import Context, Decimal
+from fractions import Fraction
+from typing import Mapping
+
+from agent.tools._base import ToolResult
+
+Texts = Mapping[str, str]
+
+
+def pick(texts: Texts, language: str, **values: object) -> str:
+    """The text for ``language`` (English when missing), filled with ``values``."""
+    template = texts.get(language) or texts["en"]
+    return template.format(**values) if values else template
+
+
+def failure(texts: Texts, language: str, **values: object) -> ToolResult:
+    """A failed ``ToolResult`` whose error is the localized text."""
+    return ToolResult(success=False, data="", error=pick(texts, language, **values))
+
+
+def tool_section(config: Mapping, name: str) -> Mapping:
+    """``config["tools"][name]`` when it is a dict, else an empty dict."""
+    tools = config.get("tools") or {}
+    section = tools.get(name) if isinstance(tools, Mapping) else None
+    return section if isinstance(section, Mapping) else {}
+
+
+def format_number(value: Fraction | Decimal | int, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant digits, plain decimal unless very large or small.
+
+    >>> format_number(Fraction(1, 3), 6), format_number(1500000, 6), format_number(Fraction(1, 10**9), 6)
+    ('0.333333', '1500000', '1e-9')
+    """
+    ctx = Context(prec=digits)
+    if isinstance(value, Fraction):
+        rounded = ctx.divide(Decimal(value.numerator), Decimal(value.denominator))
+    else:
+        rounded = ctx.plus(Decimal(value))
+    if rounded == 0:
+        return "0"
+    rounded = rounded.normalize(ctx)
+    if -7 < rounded.adjusted() < 21:
+        return format(rounded, "f")
+    return format(rounded, "e")

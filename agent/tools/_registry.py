@@ -1,0 +1,457 @@
+"""``ToolRegistry``: discovers tools in folders and installed packages, with no registration code.
+
+Each ``*.py`` file in a folder (files starting with ``_`` are skipped) is imported; every concrete
+``BaseTool`` subclass defined in it is constructed with the config dict, checked, asked
+``is_available()`` and registered under ``manifest().name``. Anything wrong with one file or class is
+recorded as a :class:`LoadProblem` naming the file, line and class; every other tool still loads.
+
+Sources, from lowest to highest precedence: the built-in folder ``agent/tools/``, installed packages
+(entry-point group ``riverse.tools``), folders named in settings, and the user's folder
+``$RIVERSE_HOME/tools``. A tool of a higher source overrides one of the same name from a lower source
+(and says so); two tools of the same name in the same source are an error, the first file (by name)
+wins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+import threading
+import traceback
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from agent.tools._base import BaseTool, ToolManifest
+from agent.tools._validate import manifest_problems
+
+ENTRY_POINT_GROUP = "riverse.tools"
+BUILTIN_DIR = Path(__file__).resolve().parent
+
+# Precedence of sources (higher wins).
+BUILTIN, PACKAGE, SETTINGS, USER = 0, 1, 2, 3
+ORIGIN_NAMES = {BUILTIN: "built-in", PACKAGE: "package", SETTINGS: "settings folder", USER: "user"}
+
+
+@dataclass
+class LoadProblem:
+    """Something wrong with a tool file or class, found at discovery."""
+
+    path: str
+    message: str
+    line: int | None = None
+    class_name: str | None = None
+    level: str = "error"  # error | warning | info
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        who = f" {self.class_name}:" if self.class_name else ""
+        return f"{where}:{who} {self.message}"
+
+
+@dataclass
+class ToolEntry:
+    """One discovered tool, available or not."""
+
+    name: str
+    tool: BaseTool
+    manifest: ToolManifest
+    path: str
+    class_name: str
+    line: int | None
+    origin: str  # "built-in", "user", "settings folder", "package:<dist>"
+    rank: int
+    available: bool = True
+    reason: str = ""  # why it is unavailable
+
+
+@dataclass
+class RefreshReport:
+    """What a :meth:`ToolRegistry.refresh` changed."""
+
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+
+    @property
+    def changed_anything(self) -> bool:
+        return bool(self.added or self.changed or self.removed or self.problems)
+
+
+@dataclass
+class _FileState:
+    signature: tuple[int, int]
+    entries: list[ToolEntry]
+    problems: list[LoadProblem]
+
+
+def _signature(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _class_line(obj: Any) -> int | None:
+    """The line where a class (or function) is defined, when its source can be found."""
+    try:
+        return inspect.getsourcelines(obj)[1]
+    except (OSError, TypeError):
+        return None
+
+
+def _error_line(exc: BaseException, path: Path) -> int | None:
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return exc.lineno
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == path.resolve():
+            line = frame.lineno
+    return line
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _hint(exc: BaseException) -> str:
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return f" (install it with: pip install {exc.name.split('.')[0]})"
+    return ""
+
+
+class ToolRegistry:
+    """The set of tools the model may use, built from folders and installed packages.
+
+    ``ToolRegistry(config)`` scans the built-in folder and installed packages; ``folders`` adds more
+    (later folders win over earlier ones). Tests point it at a temporary folder with
+    ``ToolRegistry(config, folders=[tmp], builtin=False, packages=False)``.
+    """
+
+    def __init__(
+        self,
+        config: dict | None = None,
+        folders: Iterable[str | Path] | None = None,
+        *,
+        builtin: bool = True,
+        packages: bool = True,
+        user_folder: str | Path | None = None,
+    ):
+        self.config: dict = dict(config or {})
+        self._sources: list[tuple[int, Path]] = []
+        if builtin:
+            self._sources.append((BUILTIN, BUILTIN_DIR))
+        for folder in folders or []:
+            self._sources.append((SETTINGS, Path(folder).expanduser()))
+        if user_folder is not None:
+            self._sources.append((USER, Path(user_folder).expanduser()))
+        self._packages = packages
+        self._lock = threading.RLock()
+        self._files: dict[Path, _FileState] = {}
+        self._package_state: _FileState | None = None
+        self._tools: dict[str, ToolEntry] = {}
+        self._all: list[ToolEntry] = []
+        self._resolution: list[LoadProblem] = []
+        self.refresh()
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "ToolRegistry":
+        """The registry that the CLI and the server use: built-ins, packages, settings folders, user folder."""
+        return cls(
+            settings.tool_config(),
+            folders=settings.tool_folders,
+            user_folder=settings.user_tools_dir,
+        )
+
+    # ----------------------------------------------------------------- queries
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[BaseTool]:
+        return iter([e.tool for e in self._tools.values()])
+
+    def get(self, name: str) -> BaseTool | None:
+        entry = self._tools.get(name)
+        return entry.tool if entry else None
+
+    def entry(self, name: str) -> ToolEntry | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def manifests(self) -> list[ToolManifest]:
+        """Manifests of every available tool, by name."""
+        return [self._tools[n].manifest for n in self.names()]
+
+    def entries(self, include_unavailable: bool = False) -> list[ToolEntry]:
+        if include_unavailable:
+            return sorted(self._all, key=lambda e: (e.name, -e.rank))
+        return [self._tools[n] for n in self.names()]
+
+    @property
+    def problems(self) -> list[LoadProblem]:
+        """Everything found wrong at discovery, errors and notes alike."""
+        out: list[LoadProblem] = []
+        for state in self._states():
+            out.extend(state.problems)
+        return out + list(self._resolution)
+
+    @property
+    def errors(self) -> list[LoadProblem]:
+        return [p for p in self.problems if p.level == "error"]
+
+    def _states(self) -> list[_FileState]:
+        states = [self._files[p] for p in sorted(self._files, key=str)]
+        if self._package_state:
+            states.insert(0, self._package_state)
+        return states
+
+    # ---------------------------------------------------------------- loading
+    def refresh(self) -> RefreshReport:
+        """Pick up added, changed and deleted tool files.
+
+        Only files whose modification time or size changed are imported again. When a changed file
+        fails to load, the last good version of its tools stays registered and the error is reported.
+        """
+        with self._lock:
+            before = {name: id(entry.tool) for name, entry in self._tools.items()}
+            report = RefreshReport()
+            seen: set[Path] = set()
+            for rank, folder in self._sources:
+                if not folder.is_dir():
+                    continue
+                for path in sorted(folder.glob("*.py")):
+                    if path.name.startswith("_"):
+                        continue
+                    path = path.resolve()
+                    seen.add(path)
+                    try:
+                        sig = _signature(path)
+                    except OSError:
+                        continue
+                    old = self._files.get(path)
+                    if old is not None and old.signature == sig:
+                        continue
+                    state = self._load_file(path, rank)
+                    if old is not None and old.entries and not state.entries and any(
+                        p.level == "error" for p in state.problems
+                    ):
+                        # A broken edit: keep the last good version of this file's tools running.
+                        kept = [
+                            LoadProblem(str(path), "kept the last good version of its tools until the file is fixed", level="warning")
+                        ]
+                        state = _FileState(sig, old.entries, state.problems + kept)
+                    report.problems.extend(p for p in state.problems if p.level == "error")
+                    self._files[path] = state
+            for path in list(self._files):
+                if path not in seen:
+                    del self._files[path]
+            if self._packages and self._package_state is None:
+                self._package_state = self._load_packages()
+                report.problems.extend(p for p in self._package_state.problems if p.level == "error")
+            self._resolve()
+            after = {name: id(entry.tool) for name, entry in self._tools.items()}
+            report.added = sorted(set(after) - set(before))
+            report.removed = sorted(set(before) - set(after))
+            report.changed = sorted(n for n in set(before) & set(after) if before[n] != after[n])
+            return report
+
+    def _module_name(self, path: Path, rank: int) -> str:
+        if rank == BUILTIN and path.parent == BUILTIN_DIR:
+            return f"agent.tools.{path.stem}"
+        digest = hashlib.sha1(str(path.parent).encode()).hexdigest()[:10]
+        return f"riverse_tools_{digest}.{path.stem}"
+
+    def _load_file(self, path: Path, rank: int) -> _FileState:
+        sig = _signature(path)
+        name = self._module_name(path, rank)
+        problems: list[LoadProblem] = []
+        try:
+            if name.startswith("agent.tools."):
+                module = importlib.reload(sys.modules[name]) if name in sys.modules else importlib.import_module(name)
+            else:
+                spec = importlib.util.spec_from_file_location(name, path)
+                if spec is None or spec.loader is None:
+                    raise ImportError(f"cannot import {path}")
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[name] = module
+                try:
+                    spec.loader.exec_module(module)
+                except BaseException:
+                    sys.modules.pop(name, None)
+                    raise
+        except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything, even SystemExit
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            problems.append(
+                LoadProblem(str(path), f"cannot import: {_describe(exc)}{_hint(exc)}", line=_error_line(exc, path))
+            )
+            return _FileState(sig, [], problems)
+        classes = [
+            obj
+            for obj in vars(module).values()
+            if inspect.isclass(obj)
+            and issubclass(obj, BaseTool)
+            and obj is not BaseTool
+            and obj.__module__ == module.__name__
+        ]
+        entries = []
+        origin = ORIGIN_NAMES[rank]
+        for cls in sorted(classes, key=lambda c: _class_line(c) or 0):
+            entry = self._instantiate(cls, path, rank, origin, problems)
+            if entry is not None:
+                entries.append(entry)
+        return _FileState(sig, entries, problems)
+
+    def _load_packages(self) -> _FileState:
+        problems: list[LoadProblem] = []
+        entries: list[ToolEntry] = []
+        try:
+            eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        except Exception as exc:  # noqa: BLE001 - broken metadata must not stop start-up
+            problems.append(LoadProblem("<entry points>", f"cannot list entry points: {_describe(exc)}"))
+            return _FileState((0, 0), [], problems)
+        for ep in sorted(eps, key=lambda e: e.name):
+            dist = getattr(ep.dist, "name", None) or ep.value.split(":")[0]
+            where = f"{ep.value} (package {dist})"
+            try:
+                obj = ep.load()
+            except BaseException as exc:  # noqa: BLE001
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                problems.append(LoadProblem(where, f"cannot load entry point {ep.name!r}: {_describe(exc)}"))
+                continue
+            if inspect.ismodule(obj):
+                classes = [
+                    o for o in vars(obj).values()
+                    if inspect.isclass(o) and issubclass(o, BaseTool) and o is not BaseTool and o.__module__ == obj.__name__
+                ]
+            elif inspect.isclass(obj) and issubclass(obj, BaseTool):
+                classes = [obj]
+            else:
+                problems.append(LoadProblem(where, f"entry point {ep.name!r} must name a BaseTool subclass or a module"))
+                continue
+            for cls in classes:
+                entry = self._instantiate(cls, Path(inspect.getfile(cls)), PACKAGE, f"package:{dist}", problems)
+                if entry is not None:
+                    entries.append(entry)
+        return _FileState((0, 0), entries, problems)
+
+    def _tool_config(self) -> dict:
+        config = dict(self.config)
+        config["tools"] = dict(self.config.get("tools") or {})
+        return config
+
+    def _instantiate(
+        self, cls: type, path: Path, rank: int, origin: str, problems: list[LoadProblem]
+    ) -> ToolEntry | None:
+        line = _class_line(cls)
+        where = dict(line=line, class_name=cls.__name__)
+        if inspect.isabstract(cls):
+            missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
+            if not (cls.__name__.startswith(("_", "Base", "Abstract"))):
+                problems.append(LoadProblem(str(path), f"does not implement {missing}(); a tool needs manifest() and execute()", **where))
+            return None
+        config = self._tool_config()
+        try:
+            tool = cls(config)
+        except BaseException as exc:  # noqa: BLE001
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            problems.append(LoadProblem(str(path), f"__init__(config) raised {_describe(exc)}",
+                                        line=_error_line(exc, path) or line, class_name=cls.__name__))
+            return None
+        try:
+            manifest = tool.manifest()
+        except BaseException as exc:  # noqa: BLE001
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            problems.append(LoadProblem(str(path), f"manifest() raised {_describe(exc)}",
+                                        line=_error_line(exc, path) or line, class_name=cls.__name__))
+            return None
+        found = manifest_problems(manifest)
+        errors = [p for p in found if p.level == "error"]
+        manifest_line = _class_line(cls.manifest) or line
+        for p in found:
+            problems.append(LoadProblem(str(path), p.message, line=manifest_line, class_name=cls.__name__, level=p.level))
+        if errors:
+            return None
+        # Scope the configuration: the tool keeps the shared keys and its own section only.
+        sections = config.get("tools") or {}
+        own = sections.get(manifest.name)
+        config["tools"] = {manifest.name: own} if own is not None else {}
+        # A tool may ask, in settings, for other sections explicitly: tools.<name>.share: [other, ...]
+        for extra in (own.get("share") or []) if isinstance(own, dict) else []:
+            if extra in sections:
+                config["tools"][extra] = sections[extra]
+        entry = ToolEntry(
+            name=manifest.name, tool=tool, manifest=manifest, path=str(path), class_name=cls.__name__,
+            line=line, origin=origin, rank=rank,
+        )
+        if isinstance(own, dict) and own.get("enabled") is False:
+            entry.available = False
+            entry.reason = f"disabled in settings (tools.{manifest.name}.enabled: false)"
+            return entry
+        try:
+            available = tool.is_available()
+        except BaseException as exc:  # noqa: BLE001
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            problems.append(LoadProblem(str(path), f"is_available() raised {_describe(exc)}",
+                                        line=_error_line(exc, path) or line, class_name=cls.__name__))
+            entry.available = False
+            entry.reason = f"is_available() raised {_describe(exc)}"
+            return entry
+        if not available:
+            entry.available = False
+            reason = getattr(tool, "unavailable_reason", None)
+            try:
+                reason = reason() if callable(reason) else reason
+            except Exception:  # noqa: BLE001
+                reason = None
+            entry.reason = str(reason) if reason else "is_available() returned False"
+        return entry
+
+    def _resolve(self) -> None:
+        """Build the name -> tool map from every file's entries, applying precedence."""
+        entries: list[ToolEntry] = []
+        for state in self._states():
+            entries.extend(state.entries)
+        entries.sort(key=lambda e: (e.rank, e.path, e.line or 0))
+        chosen: dict[str, ToolEntry] = {}
+        notes: list[LoadProblem] = []
+        for entry in entries:
+            if not entry.available:
+                continue
+            prior = chosen.get(entry.name)
+            if prior is None:
+                chosen[entry.name] = entry
+            elif entry.rank > prior.rank:
+                notes.append(
+                    LoadProblem(
+                        entry.path,
+                        f"{entry.origin} tool '{entry.name}' overrides the {prior.origin} one from {prior.path}",
+                        line=entry.line, class_name=entry.class_name, level="info",
+                    )
+                )
+                chosen[entry.name] = entry
+            else:
+                notes.append(
+                    LoadProblem(
+                        entry.path,
+                        f"duplicate tool name '{entry.name}': already defined in {prior.path}"
+                        f"{':' + str(prior.line) if prior.line else ''} ({prior.class_name}); this one is ignored",
+                        line=entry.line, class_name=entry.class_name,
+                    )
+                )
+        self._all = entries
+        self._tools = dict(sorted(chosen.items()))
+        self._resolution = notes

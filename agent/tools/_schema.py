@@ -1,0 +1,208 @@
+"""Parameter types: from manifest declarations to JSON schema, and validation/coercion of the
+parameters a model produced before they reach ``execute()``."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+RISK_LEVELS = ("read", "write", "network", "execute")
+
+# Canonical JSON-schema types, plus the spellings that tools written for the original Riverse use.
+TYPE_ALIASES = {
+    "string": "string",
+    "str": "string",
+    "integer": "integer",
+    "int": "integer",
+    "number": "number",
+    "float": "number",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "array": "array",
+    "list": "array",
+    "object": "object",
+    "dict": "object",
+}
+
+
+class ParameterError(ValueError):
+    """A parameter the model gave does not fit the manifest."""
+
+    def __init__(self, param: str, reason: str):
+        super().__init__(f"parameter '{param}': {reason}")
+        self.param = param
+        self.reason = reason
+
+
+def describe_type_problem(spec: Any) -> str | None:
+    """Return why a ``parameter_types`` entry is invalid, or None when it is fine."""
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        if spec.lower() not in TYPE_ALIASES:
+            return f"unknown type {spec!r}; use one of {', '.join(sorted(set(TYPE_ALIASES.values())))}"
+        return None
+    if isinstance(spec, (list, tuple)):
+        if not spec:
+            return "an enum needs at least one allowed value"
+        return None
+    if isinstance(spec, dict):
+        return None
+    if isinstance(spec, type) and spec in (str, int, float, bool, list, dict):
+        return None
+    return f"type must be a name such as 'string' or 'integer', a list of allowed values, or a dict, not {type(spec).__name__}"
+
+
+def _canonical(spec: Any) -> Any:
+    if isinstance(spec, type):
+        return {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}.get(spec, "string")
+    if isinstance(spec, str):
+        return TYPE_ALIASES.get(spec.lower(), "string")
+    return spec
+
+
+def parameter_schema(spec: Any, description: str) -> dict[str, Any]:
+    """JSON schema for one parameter."""
+    spec = _canonical(spec)
+    if spec is None:
+        return {"type": "string", "description": description}
+    if isinstance(spec, str):
+        return {"type": spec, "description": description}
+    if isinstance(spec, (list, tuple)):
+        values = list(spec)
+        types = {type(v) for v in values}
+        schema: dict[str, Any] = {"enum": values, "description": description}
+        if types == {str}:
+            schema["type"] = "string"
+        return schema
+    if isinstance(spec, dict):
+        out = dict(spec)
+        out.setdefault("description", description)
+        return out
+    return {"type": "string", "description": description}
+
+
+def _coerce_one(name: str, value: Any, spec: Any) -> Any:
+    spec = _canonical(spec)
+    if spec is None or spec == "string":
+        if isinstance(value, str):
+            return value
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            return str(value)
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(spec, (list, tuple)):
+        values = list(spec)
+        if value in values:
+            return value
+        for candidate in values:  # "3" for 3, "Celsius" for "celsius"
+            if str(candidate).lower() == str(value).strip().lower():
+                return candidate
+        raise ParameterError(name, f"must be one of {values}, got {value!r}")
+    if isinstance(spec, dict):
+        spec_type = spec.get("type")
+        if "enum" in spec:
+            return _coerce_one(name, value, spec["enum"])
+        return _coerce_one(name, value, spec_type) if isinstance(spec_type, str) else value
+    if spec == "integer":
+        if isinstance(value, bool):
+            raise ParameterError(name, f"must be an integer, got {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            text = value.strip().replace(",", "").replace("_", "")
+            try:
+                return int(text)
+            except ValueError:
+                try:
+                    number = float(text)
+                except ValueError:
+                    number = math.nan
+                if math.isfinite(number) and number.is_integer():
+                    return int(number)
+        raise ParameterError(name, f"must be an integer, got {value!r}")
+    if spec == "number":
+        if isinstance(value, bool):
+            raise ParameterError(name, f"must be a number, got {value!r}")
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            return value
+        if isinstance(value, str):
+            try:
+                number = float(value.strip().replace(",", "").replace("_", ""))
+            except ValueError:
+                number = math.nan
+            if math.isfinite(number):
+                return int(number) if number.is_integer() and "." not in value else number
+        raise ParameterError(name, f"must be a number, got {value!r}")
+    if spec == "boolean":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, (int, float)) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str):
+            text = value.strip().lower()
+            if text in ("true", "yes", "y", "1", "on"):
+                return True
+            if text in ("false", "no", "n", "0", "off"):
+                return False
+        raise ParameterError(name, f"must be true or false, got {value!r}")
+    if spec == "array":
+        if isinstance(value, list):
+            return value
+        if isinstance(value, tuple):
+            return list(value)
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                try:
+                    parsed = json.loads(text)
+                except json.JSONDecodeError:
+                    parsed = None
+                if isinstance(parsed, list):
+                    return parsed
+            return [part.strip() for part in text.split(",") if part.strip()]
+        raise ParameterError(name, f"must be a list, got {value!r}")
+    if spec == "object":
+        if isinstance(value, dict):
+            return value
+        if isinstance(value, str):
+            try:
+                parsed = json.loads(value)
+            except json.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, dict):
+                return parsed
+        raise ParameterError(name, f"must be an object, got {value!r}")
+    return value
+
+
+def coerce_params(manifest: Any, params: Any) -> dict[str, Any]:
+    """Validate and coerce ``params`` against ``manifest``.
+
+    Declared parameters are converted to their declared type (untyped ones to strings). Unknown
+    keys are dropped (a small model often adds extras), missing required ones raise
+    :class:`ParameterError`, as does a value that cannot be converted.
+    """
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise ParameterError("*", f"parameters must be an object of name: value, got {type(params).__name__}")
+    declared = manifest.parameters or {}
+    types = manifest.parameter_types or {}
+    clean: dict[str, Any] = {}
+    for key, value in params.items():
+        if key not in declared:
+            continue
+        if value is None and key not in (manifest.required or []):
+            continue
+        clean[key] = _coerce_one(key, value, types.get(key))
+    for key in manifest.required or []:
+        if key in declared and (key not in clean or clean[key] in ("", None)):
+            raise ParameterError(key, "is required but was not given")
+    return clean
