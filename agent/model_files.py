@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from agent.errors import RiverseError
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -185,7 +187,7 @@ MESSAGES_JA: Final = {
 MESSAGES: Final = {"en": MESSAGES_EN, "zh": MESSAGES_ZH, "ja": MESSAGES_JA}
 
 
-class ModelFileError(Exception):
+class ModelFileError(RiverseError):
     """The model file cannot be provided. The message says what is wrong, where, and what to do."""
 
 
