@@ -10,6 +10,7 @@ failed result the model sees, or a notice; only an unreachable model stops a tur
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -81,8 +82,6 @@ class NativeProtocol:
         return Reply(text=completion.text, calls=list(completion.tool_calls), raw=completion, streamed=sent["any"])
 
     def inject(self, messages: list[dict], reply: Reply, outcomes: list[ToolOutcome], language: str) -> None:
-        import json
-
         messages.append(
             {
                 "role": "assistant",
@@ -285,6 +284,10 @@ class Agent:
             outcomes.extend(results)
             self.protocol.inject(messages, reply, results, self.language)
         answer = reply.text or ""
+        if reply.calls and not answer:  # still calling tools after the budget: say so instead of nothing
+            answer = prompts.pick(prompts.BUDGET_EXHAUSTED, self.language).format(steps=self.max_steps)
+            emit(Event("notice", text=answer))
+            emit(Event("text", text=answer))
         self.store.add_message(cid, "assistant", answer)
         return TurnResult(answer, outcomes, cid, self.protocol.name, step)
 

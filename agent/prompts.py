@@ -66,6 +66,12 @@ FINAL_ONLY = {
     "ja": "このメッセージで使えるツール呼び出しの回数を使い切りました。ツールを呼ばずに、今ある情報で答えてください。",
 }
 
+BUDGET_EXHAUSTED = {
+    "en": "I stopped after {steps} rounds of tool calls without reaching an answer. Try asking more specifically.",
+    "zh": "已经进行了 {steps} 轮工具调用仍未得到答案，我先停下了。请换个更具体的问法再试。",
+    "ja": "{steps} 回ツールを呼び出しても答えにたどり着けなかったため、止めました。もう少し具体的に聞いてみてください。",
+}
+
 
 def pick(table: dict[str, str], language: str) -> str:
     return table.get(language) or table["en"]

@@ -11,8 +11,9 @@ Accepted input, after normalization:
 - percent: ``15% of 80`` and a ``%`` ending a number (``80*15%``) mean /100; ``7 % 3`` is modulo.
 
 Rational results are exact (``fractions.Fraction``: 0.1+0.2 = 0.3); irrational functions use floats
-and the result is shown with ``≈``. Limits: 500 characters, |exponent| <= 10000, results of at most
-3000 digits, factorial arguments <= 1000.
+and the result is shown with ``≈``. Limits against abuse: 500 characters; exact results of at most
+3000 digits; exact powers only up to |exponent| 10000 (beyond that, a float approximation or a
+"too large" error); factorial arguments <= 1000.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 import unicodedata
 from decimal import Decimal
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 from agent.tools._base import BaseTool, ToolManifest, ToolResult
 from agent.tools._i18n_text import failure, format_number, pick, tool_section
@@ -39,7 +40,7 @@ MAX_INTEGER_DIGITS = 100  # longer integers are shown in scientific notation
 
 Number = Fraction | float
 
-_MANIFEST = {
+_MANIFEST: dict[str, dict[str, Any]] = {
     "en": {
         "description": "Calculate the exact result of an arithmetic expression (fractions, powers, roots, logs, percentages).",
         "expression": "The expression, e.g. (3+4)*2, 2^10, sqrt(2), 15% of 80, log(1000, 10)",
@@ -52,7 +53,7 @@ _MANIFEST = {
     },
     "ja": {
         "description": "計算式の正確な結果を求めるときに使う（分数・累乗・平方根・対数・パーセント）。",
-        "expression": "計算式。例: (3+4)*2、2^10、sqrt(2)、15% of 80、log(1000, 10)",
+        "expression": "計算する式。例: (3+4)*2、2^10、sqrt(2)、15% of 80、log(1000, 10)",
         "examples": ["1234 × 5678 はいくつ？", "(3+4)*2^5 を計算して", "2 の平方根はいくつですか？"],
     },
 }
@@ -99,11 +100,6 @@ _TEXT = {
         "en": "The result of \"{expr}\" is too large (more than {digits} digits or beyond floating-point range).",
         "zh": "“{expr}”的结果太大（超过 {digits} 位或超出浮点数范围）。",
         "ja": "「{expr}」の結果が大きすぎます（{digits} 桁を超えるか、浮動小数点数の範囲外です）。",
-    },
-    "exponent": {
-        "en": "The exponent in \"{expr}\" is too large; exponents are limited to ±{limit}.",
-        "zh": "“{expr}”中的指数太大；指数的范围限制在 ±{limit} 以内。",
-        "ja": "「{expr}」の指数が大きすぎます。指数は ±{limit} までです。",
     },
     "not_real": {
         "en": "\"{expr}\" has no real-number result (e.g. the root of a negative number).",
@@ -186,17 +182,16 @@ def _iroot(n: int, q: int) -> int | None:
 
 
 def _power(base: Number, exponent: Number) -> Number:
+    """``base ** exponent``: exact for rationals when the exponent and the result are small enough
+    (|p| <= 10000, at most 3000 digits) and for perfect roots (8**(1/3) = 2), else a float."""
     if base == 0 and exponent < 0:
         raise CalcError("div_zero")
-    if isinstance(base, Fraction) and isinstance(exponent, Fraction):
+    if isinstance(base, Fraction) and isinstance(exponent, Fraction) and abs(exponent.numerator) <= MAX_EXPONENT:
         p, q = exponent.numerator, exponent.denominator
-        if abs(p) > MAX_EXPONENT:
-            raise CalcError("exponent", limit=MAX_EXPONENT)
-        if q == 1:
-            if (max(base.numerator.bit_length(), base.denominator.bit_length()) - 1) * abs(p) > MAX_BITS:
-                raise CalcError("too_large")
+        bits = max(base.numerator.bit_length(), base.denominator.bit_length()) - 1
+        if q == 1 and bits * abs(p) <= MAX_BITS:
             return _check(base**p)
-        if base > 0 and q <= 64:
+        if base > 0 and 1 < q <= 64:
             num, den = _iroot(base.numerator, q), _iroot(base.denominator, q)
             if num is not None and den is not None:
                 return _power(Fraction(num, den), Fraction(p))
@@ -221,9 +216,9 @@ def _log(value: Number, base: Number | None = None) -> Number:
         return _ln(value)
     result = _ln(value) / _ln(base)
     nearest = round(result)
-    if isinstance(value, Fraction) and isinstance(base, Fraction) and abs(result - nearest) < 1e-9:
-        if abs(nearest) <= MAX_EXPONENT and _power(base, Fraction(nearest)) == value:
-            return Fraction(nearest)
+    candidate = isinstance(value, Fraction) and isinstance(base, Fraction) and abs(result - nearest) < 1e-9
+    if candidate and abs(nearest) <= MAX_EXPONENT and _power(base, Fraction(nearest)) == value:
+        return Fraction(nearest)  # log(1000, 10) is exactly 3
     return result
 
 
@@ -282,16 +277,24 @@ _BINARY: dict[type, Callable[[Number, Number], Number]] = {
 }
 
 
+def _literal(node: ast.Constant, source: str) -> Fraction:
+    """A number literal, exactly: ``0.1`` is 1/10 (read from the source text, not from the float)."""
+    if type(node.value) is int:
+        text = str(node.value)
+    else:
+        text = (ast.get_source_segment(source, node) or repr(node.value)).replace("_", "")
+    literal = Decimal(text)
+    if abs(literal.adjusted()) > MAX_DIGITS:
+        raise CalcError("too_large")
+    return Fraction(literal)
+
+
 def evaluate(source: str) -> Number:
     """Evaluate a normalized expression; raises CalcError or SyntaxError."""
 
     def walk(node: ast.AST) -> Number:
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            text = (ast.get_source_segment(source, node) or repr(node.value)).replace("_", "")
-            literal = Decimal(text) if isinstance(node.value, float) else Decimal(node.value)
-            if abs(literal.adjusted()) > MAX_DIGITS:
-                raise CalcError("too_large")
-            return Fraction(literal)
+            return _literal(node, source)
         if isinstance(node, ast.Name):
             if node.id in CONSTANTS:
                 return CONSTANTS[node.id]

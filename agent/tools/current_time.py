@@ -13,7 +13,7 @@ import unicodedata
 from datetime import datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from agent.tools._base import BaseTool, ToolManifest, ToolResult
@@ -76,7 +76,7 @@ _WEEKDAYS = {
     "ja": ("月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日", "日曜日"),
 }
 
-_MANIFEST = {
+_MANIFEST: dict[str, dict[str, Any]] = {
     "en": {
         "description": "Get the current date, weekday and time, here or in another city or time zone.",
         "timezone": "City, country or IANA time zone, e.g. Tokyo, London, America/New_York; leave empty for local time",

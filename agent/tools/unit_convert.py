@@ -1,0 +1,234 @@
+"""``unit_convert``: convert a value between units of length, mass, temperature, volume, speed and
+data size. Factors are exact (``Fraction``); results are shown with 6 significant digits.
+
+Unit names are matched exactly first (so ``B`` is a byte and ``b`` a bit), then case-insensitively,
+then without a plural ``s``. Volumes are US customary (cup = 8 US fl oz, gallon = 231 in³); ``KB``
+(any case) is 1000 bytes and ``KiB`` 1024 bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from agent.tools._base import BaseTool, ToolManifest, ToolResult
+from agent.tools._i18n_text import failure, format_number, pick, tool_section
+
+SIGNIFICANT_DIGITS = 6
+
+
+class Unit(NamedTuple):
+    symbol: str
+    dimension: str
+    scale: Fraction  # base = value * scale + offset
+    offset: Fraction = Fraction(0)
+
+
+_INCH = Fraction("0.0254")  # metres
+_POUND = Fraction("0.45359237")  # kilograms
+_FL_OZ = Fraction("3.785411784") / 128  # litres (US)
+_CELSIUS_ZERO = Fraction("273.15")  # kelvin
+
+# (symbol, dimension, scale to the base unit, offset, aliases). Bases: m, kg, K, L, m/s, byte.
+_TABLE: list[tuple[str, str, Fraction, Fraction, tuple[str, ...]]] = [
+    ("mm", "length", Fraction(1, 1000), Fraction(0), ("millimeter", "millimetre", "毫米", "ミリ", "ミリメートル")),
+    ("cm", "length", Fraction(1, 100), Fraction(0), ("centimeter", "centimetre", "厘米", "公分", "センチ", "センチメートル")),
+    ("m", "length", Fraction(1), Fraction(0), ("meter", "metre", "米", "公尺", "メートル")),
+    ("km", "length", Fraction(1000), Fraction(0), ("kilometer", "kilometre", "公里", "千米", "キロ", "キロメートル")),
+    ("in", "length", _INCH, Fraction(0), ("inch", "inches", '"', "英寸", "吋", "インチ")),
+    ("ft", "length", _INCH * 12, Fraction(0), ("foot", "feet", "'", "英尺", "呎", "フィート")),
+    ("yd", "length", _INCH * 36, Fraction(0), ("yard", "码", "碼", "ヤード")),
+    ("mi", "length", _INCH * 63360, Fraction(0), ("mile", "英里", "哩", "マイル")),
+    ("nmi", "length", Fraction(1852), Fraction(0), ("nautical mile", "海里", "浬", "かいり")),
+    ("mg", "mass", Fraction(1, 10**6), Fraction(0), ("milligram", "毫克", "ミリグラム")),
+    ("g", "mass", Fraction(1, 1000), Fraction(0), ("gram", "gramme", "克", "グラム")),
+    ("kg", "mass", Fraction(1), Fraction(0), ("kilogram", "kilo", "千克", "公斤", "キログラム")),
+    ("t", "mass", Fraction(1000), Fraction(0), ("tonne", "metric ton", "吨", "公吨", "噸", "トン")),
+    ("oz", "mass", _POUND / 16, Fraction(0), ("ounce", "盎司", "安士", "オンス")),
+    ("lb", "mass", _POUND, Fraction(0), ("lbs", "pound", "磅", "ポンド")),
+    ("st", "mass", _POUND * 14, Fraction(0), ("stone", "英石", "ストーン")),
+    ("斤", "mass", Fraction(1, 2), Fraction(0), ("jin", "市斤")),
+    ("°C", "temperature", Fraction(1), _CELSIUS_ZERO, ("C", "celsius", "centigrade", "degC", "摄氏度", "摄氏", "攝氏", "摂氏", "摂氏度", "セ氏", "セルシウス")),
+    ("°F", "temperature", Fraction(5, 9), _CELSIUS_ZERO - Fraction(160, 9), ("F", "fahrenheit", "degF", "华氏度", "华氏", "華氏", "華氏度", "カ氏")),
+    ("K", "temperature", Fraction(1), Fraction(0), ("kelvin", "开", "开尔文", "開爾文", "ケルビン")),
+    ("mL", "volume", Fraction(1, 1000), Fraction(0), ("milliliter", "millilitre", "cc", "毫升", "ミリリットル")),
+    ("L", "volume", Fraction(1), Fraction(0), ("liter", "litre", "升", "公升", "リットル")),
+    ("m3", "volume", Fraction(1000), Fraction(0), ("cubic meter", "cubic metre", "立方米", "立方メートル")),
+    ("tsp", "volume", _FL_OZ / 6, Fraction(0), ("teaspoon", "茶匙", "ティースプーン")),
+    ("tbsp", "volume", _FL_OZ / 2, Fraction(0), ("tablespoon", "汤匙", "湯匙", "テーブルスプーン")),
+    ("fl oz", "volume", _FL_OZ, Fraction(0), ("floz", "fluid ounce", "液量盎司", "液量オンス")),
+    ("cup", "volume", _FL_OZ * 8, Fraction(0), ("US cup", "杯", "美制杯", "米カップ")),
+    ("pint", "volume", _FL_OZ * 16, Fraction(0), ("pt", "品脱", "パイント")),
+    ("quart", "volume", _FL_OZ * 32, Fraction(0), ("qt", "夸脱", "クォート")),
+    ("gal", "volume", _FL_OZ * 128, Fraction(0), ("gallon", "US gallon", "加仑", "加侖", "ガロン")),
+    ("m/s", "speed", Fraction(1), Fraction(0), ("mps", "meter per second", "metres per second", "米每秒", "米/秒", "メートル毎秒")),
+    ("km/h", "speed", Fraction(1000, 3600), Fraction(0), ("kmh", "kph", "km per hour", "kilometer per hour", "公里每小时", "公里/小时", "千米每小时", "キロメートル毎時", "キロ毎時")),
+    ("mph", "speed", _INCH * 63360 / 3600, Fraction(0), ("mi/h", "mile per hour", "英里每小时", "英里/小时", "マイル毎時")),
+    ("knot", "speed", Fraction(1852, 3600), Fraction(0), ("kn", "kt", "节", "節", "ノット")),
+    ("ft/s", "speed", _INCH * 12, Fraction(0), ("fps", "foot per second", "feet per second", "英尺每秒", "英尺/秒", "フィート毎秒")),
+    ("bit", "data", Fraction(1, 8), Fraction(0), ("b", "比特", "ビット")),
+    ("B", "data", Fraction(1), Fraction(0), ("byte", "字节", "位元组", "バイト")),
+    *[
+        (f"{prefix}B", "data", Fraction(1000) ** power, Fraction(0), (f"{word}byte", f"{prefix}字节", f"{prefix}バイト"))
+        for power, (prefix, word) in enumerate([("K", "kilo"), ("M", "mega"), ("G", "giga"), ("T", "tera")], start=1)
+    ],
+    *[
+        (f"{prefix}iB", "data", Fraction(1024) ** power, Fraction(0), (f"{word}byte",))
+        for power, (prefix, word) in enumerate([("K", "kibi"), ("M", "mebi"), ("G", "gibi"), ("T", "tebi")], start=1)
+    ],
+]
+
+UNITS: dict[str, Unit] = {row[0]: Unit(*row[:4]) for row in _TABLE}
+
+
+def _clean(name: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", name).split()).replace("° ", "°")
+
+
+_EXACT: dict[str, Unit] = {}
+_FOLDED: dict[str, Unit] = {}
+for _symbol, *_, _aliases in _TABLE:
+    for _name in (_symbol, *_aliases):
+        _EXACT.setdefault(_clean(_name), UNITS[_symbol])
+        _FOLDED.setdefault(_clean(_name).casefold(), UNITS[_symbol])
+
+
+def find_unit(name: str) -> Unit | None:
+    """The unit called ``name``: exact match, then case-insensitive, then without a plural 's'."""
+    text = _clean(name)
+    singular = text.replace("s per ", " per ").removeprefix("degrees ").removeprefix("degree ")
+    for candidate in (text, singular):
+        folded = candidate.casefold()
+        unit = _EXACT.get(candidate) or _FOLDED.get(folded) or (_FOLDED.get(folded[:-1]) if folded.endswith("s") else None)
+        if unit:
+            return unit
+    return None
+
+
+_DIMENSIONS = {
+    "length": {"en": "length", "zh": "长度", "ja": "長さ"},
+    "mass": {"en": "mass", "zh": "质量", "ja": "質量"},
+    "temperature": {"en": "temperature", "zh": "温度", "ja": "温度"},
+    "volume": {"en": "volume", "zh": "体积", "ja": "体積"},
+    "speed": {"en": "speed", "zh": "速度", "ja": "速度"},
+    "data": {"en": "data size", "zh": "数据量", "ja": "データ量"},
+}
+
+_MANIFEST: dict[str, dict[str, Any]] = {
+    "en": {
+        "description": "Convert a quantity between units of length, weight, temperature, volume, speed or data size.",
+        "value": "The number to convert, e.g. 10",
+        "from_unit": "The unit of the value, e.g. km, lb, °F, cup, mph, GB",
+        "to_unit": "The unit to convert to, e.g. mi, kg, °C, ml, km/h, MiB",
+        "examples": ["How many miles is 10 km?", "Convert 72 °F to Celsius", "What's 5 pounds in kilograms?"],
+    },
+    "zh": {
+        "description": "在长度、重量、温度、体积、速度或数据量的单位之间换算。",
+        "value": "要换算的数值，例如 10",
+        "from_unit": "原单位，例如 公里、磅、华氏度、杯、mph、GB",
+        "to_unit": "目标单位，例如 英里、千克、摄氏度、毫升、km/h、MiB",
+        "examples": ["10 公里是多少英里？", "把 72 华氏度换算成摄氏度", "5 磅等于多少千克？"],
+    },
+    "ja": {
+        "description": "長さ・重さ・温度・体積・速度・データ量の単位を換算する。",
+        "value": "換算する数値。例: 10",
+        "from_unit": "元の単位。例: キロメートル、ポンド、華氏、ガロン、mph、GB",
+        "to_unit": "換算先の単位。例: マイル、キログラム、摂氏、リットル、km/h、MiB",
+        "examples": ["10キロメートルは何マイル？", "華氏72度を摂氏に換算して", "5ポンドは何キログラム？"],
+    },
+}
+
+_TEXT = {
+    "missing": {
+        "en": "Missing {param}. Give value, from_unit and to_unit, e.g. value=10, from_unit=\"km\", to_unit=\"mi\".",
+        "zh": "缺少 {param}。请提供 value、from_unit 和 to_unit，例如 value=10, from_unit=\"公里\", to_unit=\"英里\"。",
+        "ja": "{param} がありません。value、from_unit、to_unit を指定してください。例: value=10, from_unit=\"km\", to_unit=\"マイル\"。",
+    },
+    "bad_value": {
+        "en": "\"{value}\" is not a number. Pass the quantity as a number such as 10 or 2.5.",
+        "zh": "“{value}”不是数字。请把数量写成 10 或 2.5 这样的数字。",
+        "ja": "「{value}」は数値ではありません。10 や 2.5 のような数値で指定してください。",
+    },
+    "unknown_unit": {
+        "en": "Unknown unit \"{unit}\". Use a unit of length, mass, temperature, volume, speed or data size, such as km, lb, °C, l, mph or GB.",
+        "zh": "未知的单位“{unit}”。请使用长度、质量、温度、体积、速度或数据量的单位，例如 公里、磅、摄氏度、升、mph、GB。",
+        "ja": "「{unit}」という単位はわかりません。長さ・質量・温度・体積・速度・データ量の単位（km、ポンド、摂氏、リットル、mph、GB など）を使ってください。",
+    },
+    "mismatch": {
+        "en": "Cannot convert {from_dim} ({from_unit}) to {to_dim} ({to_unit}): both units must measure the same kind of quantity.",
+        "zh": "无法把{from_dim}（{from_unit}）换算成{to_dim}（{to_unit}）：两个单位必须属于同一种量。",
+        "ja": "{from_dim}（{from_unit}）を{to_dim}（{to_unit}）に換算することはできません。同じ種類の量の単位を指定してください。",
+    },
+    "below_zero": {
+        "en": "{value} {unit} is below absolute zero (0 K = -273.15 °C = -459.67 °F); check the value.",
+        "zh": "{value} {unit} 低于绝对零度（0 K = -273.15 °C = -459.67 °F），请检查数值。",
+        "ja": "{value} {unit} は絶対零度（0 K = -273.15 °C = -459.67 °F）を下回っています。数値を確認してください。",
+    },
+}
+
+
+def _number(value: object) -> Fraction | None:
+    """``value`` as an exact number (floats by their shortest repr), or None."""
+    if isinstance(value, bool):
+        return None
+    text = repr(value) if isinstance(value, float) else unicodedata.normalize("NFKC", str(value)).strip()
+    if re.fullmatch(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?", text):  # 1,000.5; but "1,5" stays invalid
+        text = text.replace(",", "")
+    try:
+        number = Fraction(text.replace("_", ""))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return number if abs(number) < 10**100 else None
+
+
+class UnitConvertTool(BaseTool):
+    """Unit conversion with exact factors."""
+
+    def __init__(self, config: dict):
+        self.config = config
+
+    def manifest(self) -> ToolManifest:
+        text = _MANIFEST[self.language]
+        return ToolManifest(
+            name="unit_convert",
+            description=text["description"],
+            parameters={"value": text["value"], "from_unit": text["from_unit"], "to_unit": text["to_unit"]},
+            examples=list(text["examples"]),
+            parameter_types={"value": "number", "from_unit": "string", "to_unit": "string"},
+            required=["value", "from_unit", "to_unit"],
+            risk="read",
+        )
+
+    def is_available(self) -> bool:
+        return bool(tool_section(self.config, "unit_convert").get("enabled", True))
+
+    def execute(self, params: dict) -> ToolResult:
+        lang = self.language
+        for param in ("value", "from_unit", "to_unit"):
+            raw = params.get(param)
+            if raw is None or str(raw).strip() == "":
+                return failure(_TEXT["missing"], lang, param=param)
+        value = _number(params["value"])
+        if value is None:
+            return failure(_TEXT["bad_value"], lang, value=params["value"])
+        units = []
+        for param in ("from_unit", "to_unit"):
+            unit = find_unit(str(params[param]))
+            if unit is None:
+                return failure(_TEXT["unknown_unit"], lang, unit=str(params[param]).strip())
+            units.append(unit)
+        source, target = units
+        if source.dimension != target.dimension:
+            return failure(
+                _TEXT["mismatch"], lang,
+                from_dim=pick(_DIMENSIONS[source.dimension], lang), from_unit=source.symbol,
+                to_dim=pick(_DIMENSIONS[target.dimension], lang), to_unit=target.symbol,
+            )
+        base = value * source.scale + source.offset
+        shown = format_number(value, 15)
+        if source.dimension == "temperature" and base < 0:
+            return failure(_TEXT["below_zero"], lang, value=shown, unit=source.symbol)
+        result = (base - target.offset) / target.scale
+        return ToolResult(success=True, data=f"{shown} {source.symbol} = {format_number(result, SIGNIFICANT_DIGITS)} {target.symbol}")
