@@ -32,6 +32,7 @@ ENV_OVERRIDES: dict[str, str] = {
     "RIVERSE_API_KEY": "llm.api_key",
     "RIVERSE_TOOL_PROTOCOL": "llm.tool_protocol",
     "RIVERSE_MODEL_PATH": "llm.model_path",
+    "RIVERSE_SERVER_TOKEN": "server.token",
 }
 
 
@@ -91,6 +92,10 @@ class ServerSettings(_Section):
     port: int = Field(8787, ge=1, le=65535)
     token: str | None = None
     max_input_chars: int = Field(32000, ge=100)
+    # seconds a tool call waits for the user's approval on the web page or API before it is refused
+    approval_timeout: float = Field(120.0, gt=0, le=3600)
+    # turns that run at the same time (each in its own thread); more wait for a free one
+    workers: int = Field(16, ge=1, le=256)
 
 
 class Settings(_Section):
@@ -117,6 +122,8 @@ class Settings(_Section):
             for name, section in value.items():
                 if section is None:
                     value[name] = {}
+                elif isinstance(section, bool):  # "shell_exec: true" is short for "enabled: true"
+                    value[name] = {"enabled": section}
                 elif not isinstance(section, dict):
                     raise ValueError(f"tools.{name} must be a mapping such as {{enabled: true}}, got {section!r}")
         return value

@@ -259,11 +259,7 @@ class Agent:
         history = self.store.history(cid, self.history_turns)
         self.store.add_message(cid, "user", text)
         manifests = self.registry.manifests()
-        messages = [
-            {"role": "system", "content": self.protocol.system_prompt(self.language, manifests)},
-            *history,
-            {"role": "user", "content": text},
-        ]
+        messages = self.opening_messages(text, manifests, history)
         outcomes: list[ToolOutcome] = []
         reply = Reply()
         step = 0
@@ -290,6 +286,14 @@ class Agent:
             emit(Event("text", text=answer))
         self.store.add_message(cid, "assistant", answer)
         return TurnResult(answer, outcomes, cid, self.protocol.name, step)
+
+    def opening_messages(self, text: str, manifests: list[ToolManifest], history: list[dict] | None = None) -> list[dict]:
+        """What the model is sent first in a turn (also what ``riverse tools eval`` asks it)."""
+        return [
+            {"role": "system", "content": self.protocol.system_prompt(self.language, manifests)},
+            *(history or []),
+            {"role": "user", "content": text},
+        ]
 
     def _next(self, messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
         try:

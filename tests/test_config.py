@@ -44,7 +44,7 @@ def test_config_file_flag_and_env(tmp_path, monkeypatch):
         ("llm:\n  tool_protocol: xml\n", "llm.tool_protocol"),
         ("runtime:\n  tool_timeout: soon\n", "runtime.tool_timeout"),
         ("lmm:\n  provider: openai\n", "lmm: unknown key"),
-        ("tools:\n  weather: yes\n", "tools.weather must be a mapping"),
+        ("tools:\n  weather: 3\n", "tools.weather must be a mapping"),
         ("llm: [\n", "not valid YAML"),
         ("- a\n- b\n", "must be a mapping of keys"),
     ],

@@ -122,3 +122,17 @@ def test_classes_imported_from_elsewhere_are_not_registered_twice(tmp_path):
     reg = registry(tmp_path)
     assert reg.names() == ["a", "b"]
     assert reg.errors == []
+
+
+@pytest.mark.parametrize("section", [False, {"enabled": False}])
+def test_a_boolean_section_is_short_for_enabled(tmp_path, section):
+    write(tmp_path, "a.py", GOOD.format(cls="A", name="a"))
+    reg = registry(tmp_path, {"language": "en", "tools": {"a": section}})
+    assert reg.names() == []
+
+
+def test_builtin_classes_stay_the_importable_ones():
+    from agent.tools.calculator import CalculatorTool
+
+    reg = ToolRegistry({"language": "en", "tools": {}}, packages=False)
+    assert type(reg.get("calculator")) is CalculatorTool

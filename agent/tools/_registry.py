@@ -1,6 +1,7 @@
 """``ToolRegistry``: discovers tools in folders and installed packages, with no registration code.
 
-Each ``*.py`` file in a folder (files starting with ``_`` are skipped) is imported; every concrete
+Each ``*.py`` file in a folder (files starting with ``_`` are skipped) is imported; a source may also be
+a single file (``riverse tools check FILE`` loads one that way). Every concrete
 ``BaseTool`` subclass defined in it is constructed with the config dict, checked, asked
 ``is_available()`` and registered under ``manifest().name``. Anything wrong with one file or class is
 recorded as a :class:`LoadProblem` naming the file, line and class; every other tool still loads.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import sys
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from agent.tools._base import BaseTool, ToolManifest
-from agent.tools._validate import manifest_problems
+from agent.tools._validate import execute_problem, manifest_problems
 
 ENTRY_POINT_GROUP = "riverse.tools"
 BUILTIN_DIR = Path(__file__).resolve().parent
@@ -90,6 +92,17 @@ class _FileState:
     problems: list[LoadProblem]
 
 
+class _FreshSourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the file's current text on every load, never a cached ``.pyc``.
+
+    Bytecode caches are validated by the source's mtime in whole seconds and its size, so an edit
+    saved within the same second as the previous one, at the same size, would reload the old code.
+    """
+
+    def get_code(self, fullname: str) -> Any:
+        return self.source_to_code(self.get_data(self.path), self.path)
+
+
 def _signature(path: Path) -> tuple[int, int]:
     st = path.stat()
     return (st.st_mtime_ns, st.st_size)
@@ -124,11 +137,29 @@ def _hint(exc: BaseException) -> str:
     return ""
 
 
+def _no_tool_problems(module: Any, path: Path) -> list[LoadProblem]:
+    """Why a file that defines no ``BaseTool`` subclass adds no tool: a look-alike class, or nothing."""
+    lookalikes = [
+        obj for obj in vars(module).values()
+        if inspect.isclass(obj) and obj.__module__ == module.__name__
+        and callable(getattr(obj, "manifest", None)) and callable(getattr(obj, "execute", None))
+    ]
+    if not lookalikes:
+        return [LoadProblem(str(path), "defines no BaseTool subclass, so it adds no tool; if it is a helper "
+                                       "module, start its file name with '_'", level="warning")]
+    return [
+        LoadProblem(str(path), f"has manifest() and execute() but does not subclass BaseTool; write "
+                               f"'class {cls.__name__}(BaseTool):' with 'from agent.tools import BaseTool'",
+                    line=_class_line(cls), class_name=cls.__name__)
+        for cls in lookalikes
+    ]
+
+
 class ToolRegistry:
     """The set of tools the model may use, built from folders and installed packages.
 
     ``ToolRegistry(config)`` scans the built-in folder and installed packages; ``folders`` adds more
-    (later folders win over earlier ones). Tests point it at a temporary folder with
+    (later folders win over earlier ones; a folder may also be a single ``.py`` file). Tests point it at a temporary folder with
     ``ToolRegistry(config, folders=[tmp], builtin=False, packages=False)``.
     """
 
@@ -226,11 +257,13 @@ class ToolRegistry:
             report = RefreshReport()
             seen: set[Path] = set()
             for rank, folder in self._sources:
-                if not folder.is_dir():
+                if folder.is_file():
+                    paths = [folder]
+                elif folder.is_dir():
+                    paths = [p for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]
+                else:
                     continue
-                for path in sorted(folder.glob("*.py")):
-                    if path.name.startswith("_"):
-                        continue
+                for path in paths:
                     path = path.resolve()
                     seen.add(path)
                     try:
@@ -240,7 +273,7 @@ class ToolRegistry:
                     old = self._files.get(path)
                     if old is not None and old.signature == sig:
                         continue
-                    state = self._load_file(path, rank)
+                    state = self._load_file(path, rank, changed=old is not None)
                     if old is not None and old.entries and not state.entries and any(
                         p.level == "error" for p in state.problems
                     ):
@@ -270,15 +303,16 @@ class ToolRegistry:
         digest = hashlib.sha1(str(path.parent).encode()).hexdigest()[:10]
         return f"riverse_tools_{digest}.{path.stem}"
 
-    def _load_file(self, path: Path, rank: int) -> _FileState:
+    def _load_file(self, path: Path, rank: int, changed: bool = False) -> _FileState:
         sig = _signature(path)
         name = self._module_name(path, rank)
         problems: list[LoadProblem] = []
         try:
-            if name.startswith("agent.tools."):
-                module = importlib.reload(sys.modules[name]) if name in sys.modules else importlib.import_module(name)
-            else:
-                spec = importlib.util.spec_from_file_location(name, path)
+            if name.startswith("agent.tools.") and not changed:
+                # Built-ins are ordinary modules: import once, so their classes stay the importable ones.
+                module = importlib.import_module(name)
+            else:  # a user file, or a built-in edited since it was loaded: a fresh module object
+                spec = importlib.util.spec_from_file_location(name, path, loader=_FreshSourceLoader(name, str(path)))
                 if spec is None or spec.loader is None:
                     raise ImportError(f"cannot import {path}")
                 module = importlib.util.module_from_spec(spec)
@@ -303,6 +337,8 @@ class ToolRegistry:
             and obj is not BaseTool
             and obj.__module__ == module.__name__
         ]
+        if not classes:
+            problems.extend(_no_tool_problems(module, path))
         entries = []
         origin = ORIGIN_NAMES[rank]
         for cls in sorted(classes, key=lambda c: _class_line(c) or 0):
@@ -347,7 +383,11 @@ class ToolRegistry:
 
     def _tool_config(self) -> dict:
         config = dict(self.config)
-        config["tools"] = dict(self.config.get("tools") or {})
+        sections = {}
+        for name, section in (self.config.get("tools") or {}).items():
+            # "name: false" is short for "name: {enabled: false}"; "name:" (null) for "name: {}"
+            sections[name] = {"enabled": section} if isinstance(section, bool) else ({} if section is None else section)
+        config["tools"] = sections
         return config
 
     def _instantiate(
@@ -377,12 +417,16 @@ class ToolRegistry:
             problems.append(LoadProblem(str(path), f"manifest() raised {_describe(exc)}",
                                         line=_error_line(exc, path) or line, class_name=cls.__name__))
             return None
-        found = manifest_problems(manifest)
+        found = manifest_problems(manifest, self.config.get("language"))
         errors = [p for p in found if p.level == "error"]
         manifest_line = _class_line(cls.manifest) or line
         for p in found:
             problems.append(LoadProblem(str(path), p.message, line=manifest_line, class_name=cls.__name__, level=p.level))
         if errors:
+            return None
+        call_problem = execute_problem(tool)
+        if call_problem:
+            problems.append(LoadProblem(str(path), call_problem, line=_class_line(cls.execute) or line, class_name=cls.__name__))
             return None
         # Scope the configuration: the tool keeps the shared keys and its own section only.
         sections = config.get("tools") or {}

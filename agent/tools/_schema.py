@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
+
+# "1,234,567.5": commas only as thousands separators ("1,5" stays invalid rather than becoming 15).
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
+
+
+def _number_text(value: str) -> str:
+    text = value.strip().replace("_", "")
+    return text.replace(",", "") if _THOUSANDS.match(text) else text
 
 RISK_LEVELS = ("read", "write", "network", "execute")
 
@@ -116,7 +125,7 @@ def _coerce_one(name: str, value: Any, spec: Any) -> Any:
         if isinstance(value, float) and value.is_integer():
             return int(value)
         if isinstance(value, str):
-            text = value.strip().replace(",", "").replace("_", "")
+            text = _number_text(value)
             try:
                 return int(text)
             except ValueError:
@@ -134,7 +143,7 @@ def _coerce_one(name: str, value: Any, spec: Any) -> Any:
             return value
         if isinstance(value, str):
             try:
-                number = float(value.strip().replace(",", "").replace("_", ""))
+                number = float(_number_text(value))
             except ValueError:
                 number = math.nan
             if math.isfinite(number):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +109,22 @@ def manifest_problems(manifest: Any, language: str | None = None) -> list[Manife
                 f"{language}; the model routes best when examples match the user's language"
             )
     return out
+
+
+def execute_problem(tool: Any) -> str | None:
+    """Why the runner could not call ``tool.execute(params)`` with one dict, or None when it can."""
+    try:
+        signature = inspect.signature(tool.execute)
+    except (TypeError, ValueError):  # a builtin or C callable: nothing to inspect
+        return None
+    try:
+        signature.bind({})
+    except TypeError:
+        return (
+            f"execute{signature} cannot be called as execute(params); "
+            "define it as 'def execute(self, params: dict) -> ToolResult'"
+        )
+    return None
 
 
 def guess_language(text: str) -> str | None:

@@ -1,0 +1,139 @@
+"""``file_list``: what is in a folder, inside the folders the settings allow (``file_roots``).
+
+Settings (``tools.file_list``): ``max_entries`` (default 200), ``show_hidden`` (default false).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.tools._base import BaseTool, ToolManifest, ToolResult
+from agent.tools._i18n_text import failure, pick, tool_section
+from agent.tools._paths import PathRefused, Roots, refusal
+from agent.tools._settings import positive_int, switch
+
+MAX_ENTRIES = 200
+
+_MANIFEST: dict[str, dict[str, Any]] = {
+    "en": {
+        "description": "List the files and folders in one of the user's folders (only inside the allowed folders).",
+        "path": "Folder to list, relative to the first allowed folder or absolute; empty for the allowed folders themselves",
+        "examples": ["What files are in my Documents folder?", "List the contents of the projects folder", "Show me what's in reports/2024"],
+    },
+    "zh": {
+        "description": "列出用户某个文件夹中的文件和子文件夹（仅限允许访问的文件夹）。",
+        "path": "要列出的文件夹，相对于第一个允许的文件夹或绝对路径；留空则列出允许的文件夹本身",
+        "examples": ["我的文档文件夹里有哪些文件？", "列出 projects 文件夹的内容", "看看 reports/2024 里有什么"],
+    },
+    "ja": {
+        "description": "ユーザーのフォルダー内のファイルとフォルダーを一覧にする（許可されたフォルダー内のみ）。",
+        "path": "一覧にするフォルダー。最初の許可フォルダーからの相対パスか絶対パス。空なら許可フォルダーそのもの",
+        "examples": ["ドキュメントフォルダーにはどんなファイルがある？", "projects フォルダーの中身を見せて", "reports/2024 に何が入っているか教えて"],
+    },
+}
+
+_TEXT: dict[str, dict[str, str]] = {
+    "not_dir": {
+        "en": "'{path}' is a file, not a folder. Use file_read to read it.",
+        "zh": "“{path}”是文件，不是文件夹。请用 file_read 读取它。",
+        "ja": "「{path}」はフォルダーではなくファイルです。file_read で読んでください。",
+    },
+    "unreadable": {
+        "en": "The folder '{path}' cannot be read: {reason}.",
+        "zh": "无法读取文件夹“{path}”：{reason}。",
+        "ja": "フォルダー「{path}」を読めません: {reason}。",
+    },
+    "roots": {
+        "en": "Folders you can read:",
+        "zh": "可以读取的文件夹：",
+        "ja": "読み取りできるフォルダー:",
+    },
+    "header": {
+        "en": "{path} ({count} entries):",
+        "zh": "{path}（{count} 项）：",
+        "ja": "{path}（{count} 件）:",
+    },
+    "empty": {
+        "en": "{path} is empty.",
+        "zh": "{path} 是空的。",
+        "ja": "{path} は空です。",
+    },
+    "more": {
+        "en": "... and {count} more (the listing stops at {limit} entries; list a subfolder to see them)",
+        "zh": "……还有 {count} 项（最多列出 {limit} 项；请列出子文件夹查看）",
+        "ja": "……ほか {count} 件（一覧は {limit} 件までです。サブフォルダーを指定してください）",
+    },
+    "outside_link": {
+        "en": "link outside the allowed folders",
+        "zh": "指向允许的文件夹之外的链接",
+        "ja": "許可フォルダーの外へのリンク",
+    },
+}
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    value, units = n / 1024, ["KB", "MB", "GB", "TB"]
+    while value >= 1024 and len(units) > 1:
+        value /= 1024
+        units.pop(0)
+    return f"{value:.1f} {units[0]}"
+
+
+class FileListTool(BaseTool):
+    """Lists a folder; never descends, never follows a link out of the allowed folders."""
+
+    def __init__(self, config: dict):
+        self.config = config
+
+    def manifest(self) -> ToolManifest:
+        text = _MANIFEST[self.language]
+        return ToolManifest(
+            name="file_list",
+            description=text["description"],
+            parameters={"path": text["path"]},
+            examples=list(text["examples"]),
+            parameter_types={"path": "string"},
+            required=[],
+            risk="read",
+        )
+
+    def execute(self, params: dict) -> ToolResult:
+        lang = self.language
+        given = str(params.get("path") or "")
+        try:
+            roots = Roots.from_config(self.config)
+            if not given.strip() and len(roots.folders) > 1:
+                lines = [pick(_TEXT["roots"], lang)] + [f"{r.shown}/" for r in roots.folders]
+                return ToolResult(success=True, data="\n".join(lines))
+            folder = roots.existing(given)
+        except PathRefused as exc:
+            return refusal(exc, lang)
+        if not folder.is_dir():
+            return failure(_TEXT["not_dir"], lang, path=given)
+        section = tool_section(self.config, "file_list")
+        limit = positive_int(section, "max_entries", MAX_ENTRIES)
+        try:
+            children = [p for p in folder.iterdir() if switch(section, "show_hidden") or not p.name.startswith(".")]
+        except OSError as exc:
+            return failure(_TEXT["unreadable"], lang, path=given or str(folder), reason=exc.strerror or exc)
+        if not children:
+            return ToolResult(success=True, data=pick(_TEXT["empty"], lang, path=folder))
+        children.sort(key=lambda p: (not p.is_dir(), p.name.lower()))
+        lines = [pick(_TEXT["header"], lang, path=folder, count=len(children))]
+        lines += [self._describe(child, roots) for child in children[:limit]]
+        if len(children) > limit:
+            lines.append(pick(_TEXT["more"], lang, count=len(children) - limit, limit=limit))
+        return ToolResult(success=True, data="\n".join(lines))
+
+    def _describe(self, child: Path, roots: Roots) -> str:
+        if child.is_symlink() and not roots.allows(child):
+            return f"{child.name}@ ({pick(_TEXT['outside_link'], self.language)})"
+        if child.is_dir():
+            return f"{child.name}/"
+        try:
+            return f"{child.name} ({_size(child.stat().st_size)})"
+        except OSError:
+            return child.name
