@@ -70,13 +70,22 @@ class RuntimeSettings(_Section):
     parallel_tools: bool = True
 
 
+TOOL_APPROVAL_DEFAULTS: dict[str, str] = {"notes": "never"}
+
+
 class ApprovalSettings(_Section):
     # per risk level: never | ask | once (ask once per session)
     risk: dict[str, Literal["never", "ask", "once"]] = Field(
         default_factory=lambda: {"read": "never", "network": "never", "write": "ask", "execute": "ask"}
     )
-    # per tool name, overrides the risk level's policy
-    tools: dict[str, Literal["never", "ask", "once"]] = Field(default_factory=dict)
+    # per tool name, overrides the risk level's policy. Kept unless overridden by name: notes only
+    # writes the user's own notes in the Riverse database, and each change is in the tool-call log.
+    tools: dict[str, Literal["never", "ask", "once"]] = Field(default_factory=lambda: dict(TOOL_APPROVAL_DEFAULTS))
+
+    @field_validator("tools")
+    @classmethod
+    def _keep_tool_defaults(cls, value: dict[str, str]) -> dict[str, str]:
+        return {**TOOL_APPROVAL_DEFAULTS, **value}
 
     @field_validator("risk")
     @classmethod

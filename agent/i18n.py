@@ -60,10 +60,113 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "加载工具时发现的问题：",
         "ja": "ツールの読み込み中に見つかった問題：",
     },
+    "new.wrote": {
+        "en": "Wrote the tool {tool}\nand its test {test}\nNext: edit the manifest and execute(), then\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
+        "zh": "已写入工具 {tool}\n及其测试 {test}\n下一步：修改清单和 execute()，然后运行\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
+        "ja": "ツール {tool}\nとそのテスト {test} を書き出しました\n次に：マニフェストと execute() を書き換えてから\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
+    },
+    "new.bad_name": {
+        "en": "invalid tool name {name!r}: use letters, digits and '_', starting with a letter, at most 64 characters (for example: my_tool)",
+        "zh": "无效的工具名 {name!r}：只能用字母、数字和“_”，以字母开头，最多 64 个字符（例如 my_tool）",
+        "ja": "ツール名 {name!r} は使えません：英字・数字・「_」で、英字で始まる 64 文字以内にしてください（例：my_tool）",
+    },
+    "new.exists": {
+        "en": "{path} already exists; choose another name, or move that file away first",
+        "zh": "{path} 已存在；请换一个名字，或先把那个文件移走",
+        "ja": "{path} はすでにあります。別の名前にするか、先にそのファイルを移動してください",
+    },
+    "new.overrides": {
+        "en": "Note: a {origin} tool named '{name}' already exists; yours will override it.",
+        "zh": "注意：已有一个名为“{name}”的{origin}工具；你的工具会覆盖它。",
+        "ja": "注意：「{name}」という名前の {origin} ツールがすでにあります。あなたのツールがそれを上書きします。",
+    },
+    "new.not_scanned": {
+        "en": "Note: Riverse does not scan {folder}; add it to tool_dirs in settings.yaml to use the tool.",
+        "zh": "注意：Riverse 不会扫描 {folder}；要使用这个工具，请把它加入 settings.yaml 的 tool_dirs。",
+        "ja": "注意：Riverse は {folder} を読みません。ツールを使うには settings.yaml の tool_dirs に加えてください。",
+    },
+    "check.summary": {
+        "en": "{files} file(s), {tools} tool(s): {errors} error(s), {warnings} warning(s)",
+        "zh": "{files} 个文件，{tools} 个工具：{errors} 个错误，{warnings} 个警告",
+        "ja": "ファイル {files} 個、ツール {tools} 個：エラー {errors} 件、警告 {warnings} 件",
+    },
+    "check.not_python": {
+        "en": "{path} is not a .py file; give a tool file or a folder of them",
+        "zh": "{path} 不是 .py 文件；请指定工具文件或包含工具文件的文件夹",
+        "ja": "{path} は .py ファイルではありません。ツールファイルかそのフォルダーを指定してください",
+    },
+    "check.skipped": {
+        "en": "Riverse skips files whose names start with '_' (helper modules); rename it to make it a tool",
+        "zh": "Riverse 会跳过以“_”开头的文件（辅助模块）；要让它成为工具，请改名",
+        "ja": "Riverse は「_」で始まるファイル（補助モジュール）を読み飛ばします。ツールにするには名前を変えてください",
+    },
+    "eval.progress": {"en": "Asking the model", "zh": "正在询问模型", "ja": "モデルに問い合わせ中"},
+    "eval.no_cases": {
+        "en": "nothing to evaluate: no available tool has examples and no --cases file was given",
+        "zh": "没有可评估的内容：可用工具都没有示例，也没有提供 --cases 文件",
+        "ja": "評価するものがありません：使えるツールに例がなく、--cases ファイルも指定されていません",
+    },
+    "eval.skipped": {
+        "en": "skipped {count} case(s) whose tool is not available: {tools}",
+        "zh": "已跳过 {count} 个用例，它们的工具不可用：{tools}",
+        "ja": "ツールが使えないケース {count} 件をスキップしました：{tools}",
+    },
+    "eval.columns": {
+        "en": "tool|cases|correct|accuracy|parameters",
+        "zh": "工具|用例|正确|准确率|参数",
+        "ja": "ツール|ケース|正解|正解率|パラメータ",
+    },
+    "eval.no_tool": {"en": "(no tool)", "zh": "（不用工具）", "ja": "（ツールなし）"},
+    "eval.total": {"en": "total", "zh": "合计", "ja": "合計"},
+    "eval.summary": {
+        "en": "Accuracy {accuracy} ({correct}/{cases}) · parameters {params} · {seconds} s per decision · {protocol} protocol",
+        "zh": "准确率 {accuracy}（{correct}/{cases}）· 参数 {params} · 每次决策 {seconds} 秒 · {protocol} 协议",
+        "ja": "正解率 {accuracy}（{correct}/{cases}）· パラメータ {params} · 1 回の判断 {seconds} 秒 · {protocol} プロトコル",
+    },
+    "eval.confused": {
+        "en": "Confused (expected → chosen):",
+        "zh": "混淆（应选 → 实选）：",
+        "ja": "取り違え（期待 → 選択）：",
+    },
+    "eval.misses": {"en": "Misses:", "zh": "选错的用例：", "ja": "外れたケース："},
+    "eval.below_min": {
+        "en": "accuracy {accuracy} is below --min {minimum}",
+        "zh": "准确率 {accuracy} 低于 --min {minimum}",
+        "ja": "正解率 {accuracy} が --min {minimum} を下回りました",
+    },
     "logs.none": {
         "en": "No tool calls recorded yet.",
         "zh": "还没有工具调用记录。",
         "ja": "ツール呼び出しの記録はまだありません。",
+    },
+    "serve.listening": {
+        "en": "Riverse is serving {url} (OpenAI-compatible API at {url}v1) · model: {model} · Ctrl-C to stop",
+        "zh": "Riverse 正在提供服务：{url}（OpenAI 兼容接口：{url}v1）· 模型：{model} · Ctrl-C 停止",
+        "ja": "Riverse を {url} で提供中（OpenAI 互換 API：{url}v1）· モデル：{model} · Ctrl-C で停止",
+    },
+    "serve.token_needed": {
+        "en": "A token is required: send 'Authorization: Bearer <token>', or sign in at {url}login in a browser.",
+        "zh": "需要令牌：请求中带上 'Authorization: Bearer <令牌>'，或在浏览器中于 {url}login 登录。",
+        "ja": "トークンが必要です：'Authorization: Bearer <トークン>' を送るか、ブラウザで {url}login からサインインしてください。",
+    },
+    "serve.token_required": {
+        "en": "refusing to serve on {host} without a token: anyone who can reach that address could use your tools. "
+              "Set server.token in settings.yaml or RIVERSE_SERVER_TOKEN (e.g. python -c \"import secrets; "
+              "print(secrets.token_urlsafe(24))\"), or bind to 127.0.0.1",
+        "zh": "拒绝在 {host} 上无令牌提供服务：任何能访问该地址的人都能使用你的工具。"
+              "请在 settings.yaml 中设置 server.token 或设置环境变量 RIVERSE_SERVER_TOKEN"
+              "（例如 python -c \"import secrets; print(secrets.token_urlsafe(24))\"），或绑定到 127.0.0.1",
+        "ja": "トークンなしで {host} にて提供することはできません：そのアドレスに届く人なら誰でもツールを使えてしまいます。"
+              "settings.yaml の server.token か RIVERSE_SERVER_TOKEN を設定するか"
+              "（例：python -c \"import secrets; print(secrets.token_urlsafe(24))\"）、127.0.0.1 にバインドしてください",
+    },
+    "serve.token_short": {
+        "en": "the server token is too short to guard a network address: use at least {count} characters "
+              "(e.g. python -c \"import secrets; print(secrets.token_urlsafe(24))\")",
+        "zh": "服务器令牌太短，不足以保护网络地址：至少需要 {count} 个字符"
+              "（例如 python -c \"import secrets; print(secrets.token_urlsafe(24))\"）",
+        "ja": "サーバーのトークンが短すぎてネットワークのアドレスを守れません：{count} 文字以上にしてください"
+              "（例：python -c \"import secrets; print(secrets.token_urlsafe(24))\"）",
     },
     "error.prefix": {"en": "Error", "zh": "错误", "ja": "エラー"},
 }

@@ -68,3 +68,20 @@ def migrate(db: sqlite3.Connection) -> list[str]:
             db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (fn.__name__, time.time()))
         applied.append(fn.__name__)
     return applied
+
+
+@migration
+def m002_notes(db: sqlite3.Connection) -> None:
+    """The user's notes (the ``notes`` tool). ``folded`` is the text NFKC-normalised and case-folded,
+    so that search is one ``instr`` per keyword; it also finds two-character Chinese and Japanese
+    words, which a trigram full-text index cannot match."""
+    db.execute(
+        """
+        CREATE TABLE notes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            text TEXT NOT NULL,
+            folded TEXT NOT NULL,
+            created_at REAL NOT NULL
+        )
+        """
+    )

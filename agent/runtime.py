@@ -80,7 +80,7 @@ class ApprovalGate:
         policy = self.policy(manifest)
         if policy == "never":
             return True, "policy", ""
-        if policy == "once" and manifest.name in self.session_allowed:
+        if manifest.name in self.session_allowed:  # the user answered "always" (or "yes" under "once")
             return True, "approved-session", ""
         if self.approver is None:
             return False, "refused", (
@@ -95,6 +95,8 @@ class ApprovalGate:
             self.session_allowed.add(manifest.name)
             return True, "approved-session", ""
         if answer in ("yes", "y"):
+            if policy == "once":
+                self.session_allowed.add(manifest.name)
             return True, "approved", ""
         return False, "refused", f"the user did not approve running tool '{manifest.name}'"
 
@@ -107,8 +109,12 @@ def _stringify(data: Any) -> str:
         return ""
     try:
         return json.dumps(data, ensure_ascii=False, default=str)
-    except (TypeError, ValueError, RecursionError):
+    except Exception:  # noqa: BLE001 - a tool's object may refuse to be printed in any way
+        pass
+    try:
         return repr(data)
+    except Exception as exc:  # noqa: BLE001 - a hostile __repr__, or nesting too deep to print
+        return f"<{type(data).__name__} that cannot be shown as text: {type(exc).__name__}>"
 
 
 class ToolRunner:

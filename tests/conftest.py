@@ -18,3 +18,20 @@ def riverse_home(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
     (tmp_path / "user-home").mkdir()
     return home
+
+
+# Property-based tests add how many cases they generated; the totals end the test run's summary.
+GENERATED_CASES: dict[str, int] = {}
+
+
+@pytest.fixture(scope="session")
+def generated_cases() -> dict[str, int]:
+    return GENERATED_CASES
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if GENERATED_CASES:
+        terminalreporter.section("generated cases (hypothesis)")
+        for name, count in sorted(GENERATED_CASES.items()):
+            terminalreporter.write_line(f"{name}: {count}")
+        terminalreporter.write_line(f"total: {sum(GENERATED_CASES.values())}")

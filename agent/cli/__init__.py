@@ -8,8 +8,10 @@ import click
 
 from agent import __version__
 from agent.cli._common import RiverseGroup, State
+from agent.cli.author import check_tools, eval_tools, new_tool
 from agent.cli.chat import ask, chat
 from agent.cli.logs import logs
+from agent.cli.serve import serve
 from agent.cli.tools import tools
 
 __all__ = ["main", "cli"]
@@ -40,7 +42,11 @@ def cli(ctx: click.Context, config, home, provider, model, language) -> None:
 cli.add_command(chat)
 cli.add_command(ask)
 cli.add_command(tools)
+tools.add_command(new_tool)
+tools.add_command(check_tools)
+tools.add_command(eval_tools)
 cli.add_command(logs)
+cli.add_command(serve)
 
 
 def main() -> None:

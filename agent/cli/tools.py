@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from agent.cli._common import State, console, pass_state, print_json
 from agent.i18n import t
@@ -69,7 +70,7 @@ def list_tools(state: State, as_json: bool) -> None:
         elif e.available:
             status = f"[dim]overridden by {active[e.name].path}[/dim]"
         else:
-            status = f"[red]✗ unavailable[/red]: {e.reason}"
+            status = f"[red]✗ unavailable[/red]: {escape(e.reason)}"
         risk = m.risk if m.risk else "read (undeclared)"
         out.print(f"[bold]{m.name}[/bold]  {status}  [dim]· risk: {risk} · {e.origin} · {e.path}[/dim]")
         out.print(f"  {m.description}", markup=False)

@@ -9,15 +9,20 @@ absolute path leading elsewhere) and after ``resolve()`` (no symbolic link leadi
 form of the path is checked too, so full-width or look-alike dots and slashes (``．．／``) cannot
 smuggle an escape past a later normalisation; control and bidirectional-override characters, which
 disguise what a path shows, are refused outright. Relative paths start at the first root.
+
+It also holds how the file tools turn a file's bytes into text, so they agree on what is binary.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
+
+from bs4.dammit import UnicodeDammit
 
 from agent.tools._base import ToolResult
 from agent.tools._i18n_text import failure
@@ -66,9 +71,11 @@ _TEXT: dict[str, dict[str, str]] = {
               "許可されたフォルダー（{roots}）の外を指します。通常の文字でパスを書いてください。",
     },
     "control": {
-        "en": "Refused: '{path}' contains invisible control or text-direction characters. Write the path with visible characters only.",
-        "zh": "已拒绝：“{path}”含有不可见的控制字符或文字方向字符。请只用可见字符书写路径。",
-        "ja": "拒否しました: 「{path}」には目に見えない制御文字や文字方向の制御文字が含まれています。見える文字だけでパスを書いてください。",
+        "en": "Refused: '{path}' contains invisible control or text-direction characters. "
+              "Write the path with visible characters only, inside the allowed folders ({roots}).",
+        "zh": "已拒绝：“{path}”含有不可见的控制字符或文字方向字符。请只用可见字符书写允许的文件夹（{roots}）内的路径。",
+        "ja": "拒否しました: 「{path}」には目に見えない制御文字や文字方向の制御文字が含まれています。"
+              "許可されたフォルダー（{roots}）内のパスを見える文字だけで書いてください。",
     },
     "not_found": {
         "en": "'{path}' does not exist. Use file_list to see what is in the allowed folders ({roots}).",
@@ -177,13 +184,24 @@ class Roots:
         return path
 
     def relative(self, path: Path) -> str:
-        """``path`` relative to the root that holds it (for short listings), else in full."""
-        for root in self.folders:
-            if path.is_relative_to(root.real):
-                return str(path.relative_to(root.real)) or "."
-        return str(path)
+        """``path`` as the file tools accept it back: relative to the first root, else in full."""
+        return str(path.relative_to(self.first)) if path.is_relative_to(self.first) else str(path)
 
 
 def refusal(exc: PathRefused, language: str) -> ToolResult:
     """The failed result that explains a refused path in the user's language."""
     return failure(_TEXT[exc.key], language, **exc.values)
+
+
+def looks_binary(head: bytes) -> bool:
+    """Whether the first bytes of a file say it is not text (a NUL byte, as grep and git decide)."""
+    return b"\0" in head
+
+
+def decode(data: bytes) -> str:
+    """A text file's bytes as text: UTF-8 (a multi-byte character cut at the end is dropped), else
+    the detected encoding (GB18030, Shift-JIS, ...), else UTF-8 with replacement characters."""
+    try:
+        return codecs.getincrementaldecoder("utf-8-sig")().decode(data, final=False)
+    except UnicodeDecodeError:
+        return UnicodeDammit(data).unicode_markup or data.decode("utf-8", errors="replace")

@@ -228,6 +228,11 @@ class ToolRegistry:
         return [self._tools[n] for n in self.names()]
 
     @property
+    def files(self) -> list[str]:
+        """Every tool file this registry has read, by path."""
+        return sorted(str(p) for p in self._files)
+
+    @property
     def problems(self) -> list[LoadProblem]:
         """Everything found wrong at discovery, errors and notes alike."""
         out: list[LoadProblem] = []
@@ -459,7 +464,9 @@ class ToolRegistry:
             reason = getattr(tool, "unavailable_reason", None)
             try:
                 reason = reason() if callable(reason) else reason
-            except Exception:  # noqa: BLE001
+            except BaseException as exc:  # noqa: BLE001 - even SystemExit, like every other tool method
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
                 reason = None
             entry.reason = str(reason) if reason else "is_available() returned False"
         return entry

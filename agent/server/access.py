@@ -1,0 +1,139 @@
+"""Who may talk to the server.
+
+- Bound to a loopback address (the default, 127.0.0.1) the server is reachable from this machine only,
+  and needs no token. Requests must name a loopback host (``Host:`` header), which stops a web page on
+  another site from reaching it through DNS rebinding.
+- Bound to any other address it refuses to start without a token (``server.token`` in the settings or
+  ``RIVERSE_SERVER_TOKEN``).
+- With a token, every request needs it: ``Authorization: Bearer <token>`` (what OpenAI clients send as
+  their API key), or the session cookie the browser gets from the sign-in form at ``/login``. Without
+  it the answer is 401 (the sign-in form for a browser asking for a page).
+- A request that a browser marks as coming from another site (``Origin`` not this server) is refused,
+  so no other page can make the browser run tools here.
+
+The token never appears in a URL, a response or a log line: the cookie holds a keyed hash of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import urllib.parse
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from agent.errors import RiverseError
+from agent.i18n import t
+from agent.server.errors import ApiError
+
+COOKIE = "riverse_session"
+LOGIN_PATH = "/login"
+MIN_TOKEN_CHARS = 16
+LOGIN_PAGE = Path(__file__).resolve().parent.parent / "web" / "login.html"
+
+
+class ServerAccessError(RiverseError):
+    """The server cannot start with this address and token."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for addresses that only this machine can reach (127.0.0.0/8, ::1, localhost)."""
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None, language: str = "en") -> None:
+    """Refuse to serve beyond this machine without a token worth the name."""
+    if is_loopback(host):
+        return
+    if not token:
+        raise ServerAccessError(t("serve.token_required", language, host=host))
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ServerAccessError(t("serve.token_short", language, count=MIN_TOKEN_CHARS))
+
+
+def session_value(token: str) -> str:
+    """What the browser's cookie holds: a keyed hash, so the token itself is never stored there."""
+    return hmac.new(token.encode(), b"riverse web session", hashlib.sha256).hexdigest()
+
+
+def _same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+class AccessGuard:
+    """ASGI middleware applying the rules in this module's docstring to every HTTP request."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, loopback_only: bool):
+        self.app = app
+        self.token = token or None
+        self.session = session_value(token) if token else ""
+        # Without a token, the Host header is what tells this machine's pages from a rebound name.
+        self.check_host = loopback_only and not self.token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        refusal = self._refusal(request)
+        if refusal is None and self.token and request.url.path == LOGIN_PATH:
+            refusal = await self._login(request)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, request: Request) -> Response | None:
+        host = request.headers.get("host", "")
+        origin = request.headers.get("origin")
+        if origin is not None and urllib.parse.urlsplit(origin).netloc != host:
+            return ApiError(403, "requests from other web sites are not accepted", code="cross_origin").response()
+        if self.check_host and not is_loopback(urllib.parse.urlsplit(f"//{host}").hostname or ""):
+            return ApiError(
+                403, f"this server answers requests for 127.0.0.1 or localhost only, not {host!r}", code="bad_host"
+            ).response()
+        if not self.token or request.url.path == LOGIN_PATH or self._authorized(request):
+            return None
+        if "text/html" in request.headers.get("accept", "") and request.method == "GET":
+            return HTMLResponse(_login_page(failed=False), 401)
+        return ApiError(
+            401,
+            "this server needs its token: send 'Authorization: Bearer <token>' (the API key of an OpenAI client)",
+            type="authentication_error",
+            code="invalid_api_key",
+        ).response(headers={"WWW-Authenticate": "Bearer"})
+
+    def _authorized(self, request: Request) -> bool:
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and given and self.token and _same(given.strip(), self.token):
+            return True
+        cookie = request.cookies.get(COOKIE, "")
+        return bool(cookie) and _same(cookie, self.session)
+
+    async def _login(self, request: Request) -> Response:
+        """``GET /login`` shows the sign-in form; ``POST /login`` checks the token and sets the cookie."""
+        if request.method != "POST":
+            return HTMLResponse(_login_page(failed=False))
+        fields = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"))
+        given = (fields.get("token") or [""])[0].strip()
+        if not (self.token and given and _same(given, self.token)):
+            return HTMLResponse(_login_page(failed=True), 401)
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, self.session, httponly=True, samesite="strict", path="/")
+        return response
+
+
+def _login_page(failed: bool) -> str:
+    page = LOGIN_PAGE.read_text(encoding="utf-8")
+    wrong = '<p class="failed">Wrong token · 令牌不正确 · トークンが違います</p>'
+    return page.replace("<!--failed-->", wrong if failed else "")

@@ -1,0 +1,141 @@
+"""Riverse's own endpoints, used by the web page and by scripts.
+
+- ``GET /api/info``: version, model, language, number of tools.
+- ``GET /api/tools``: every discovered tool with its manifest, risk, availability and why not.
+- ``GET /api/conversations``, ``GET/DELETE /api/conversations/{id}``: the stored conversations, each
+  message with the tool calls made to answer it.
+- ``GET /api/approvals``, ``POST /api/approvals/{id}`` with ``{"answer": "yes" | "no" | "always"}``.
+- ``POST /api/chat`` with ``{"message": ..., "conversation_id": ...}``: a turn streamed as server-sent
+  events named ``text``, ``tool_start``, ``tool_end``, ``approval_request``, ``notice``, ``queue``, and
+  finally ``done`` (or ``error``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from agent import __version__
+from agent.cli.tools import entry_dict
+from agent.server.errors import ApiError, read_json_object
+from agent.server.openai_api import CONVERSATION_HEADER, SSE_HEADERS, conversation_id_from
+from agent.server.turns import ANSWERS, Turn, TurnService
+from agent.storage import Store
+
+router = APIRouter(prefix="/api")
+
+
+def _turns(request: Request) -> TurnService:
+    return request.app.state.turns
+
+
+@router.get("/info")
+def info(request: Request) -> dict[str, Any]:
+    app = _turns(request).app
+    return {
+        "version": __version__,
+        "model": app.model_label(),
+        "language": app.language,
+        "tools": len(app.registry),
+        "token_required": bool(app.settings.server.token),
+    }
+
+
+@router.get("/tools")
+def list_tools(request: Request) -> dict[str, Any]:
+    registry = _turns(request).app.registry
+    registry.refresh()
+    tools = []
+    for entry in registry.entries(include_unavailable=True):
+        item = entry_dict(entry)
+        item["active"] = registry.entry(entry.name) is entry
+        tools.append(item)
+    problems = [{"path": p.path, "line": p.line, "class": p.class_name, "level": p.level, "message": p.message}
+                for p in registry.problems]
+    return {"tools": tools, "problems": problems}
+
+
+@router.get("/conversations")
+def list_conversations(request: Request, limit: int = 50) -> dict[str, Any]:
+    if not 1 <= limit <= 500:
+        raise ApiError(400, f"limit must be between 1 and 500, got {limit}", param="limit")
+    return {"conversations": _turns(request).app.store.conversations(limit)}
+
+
+def conversation_detail(store: Store, cid: str) -> dict[str, Any]:
+    """A conversation's messages in order; each assistant message carries the tool calls made for it."""
+    conversation = store.get_conversation(cid)
+    if conversation is None:
+        raise ApiError(404, f"no conversation {cid!r}; GET /api/conversations lists them", code="not_found")
+    calls = deque(sorted(store.tool_calls(limit=100_000, conversation=cid), key=lambda c: c["id"]))
+    messages = []
+    for m in store.messages(cid):
+        item: dict[str, Any] = {"role": m.role, "content": m.content, "created_at": m.created_at}
+        if m.role == "assistant":
+            item["tool_calls"] = []
+            while calls and calls[0]["created_at"] <= m.created_at:
+                item["tool_calls"].append(calls.popleft())
+        messages.append(item)
+    return {**conversation, "messages": messages}
+
+
+@router.get("/conversations/{cid}")
+def get_conversation(request: Request, cid: str) -> dict[str, Any]:
+    return conversation_detail(_turns(request).app.store, cid)
+
+
+@router.delete("/conversations/{cid}")
+def delete_conversation(request: Request, cid: str) -> dict[str, Any]:
+    turns = _turns(request)
+    if not turns.app.store.delete_conversation(cid):
+        raise ApiError(404, f"no conversation {cid!r}; GET /api/conversations lists them", code="not_found")
+    turns.forget(cid)
+    return {"id": cid, "deleted": True}
+
+
+@router.get("/approvals")
+def list_approvals(request: Request, conversation_id: str | None = None) -> dict[str, Any]:
+    return {"approvals": [p.as_dict() for p in _turns(request).approvals.pending(conversation_id)]}
+
+
+@router.post("/approvals/{approval_id}")
+async def answer_approval(request: Request, approval_id: str) -> dict[str, Any]:
+    body = await read_json_object(request)
+    answer = str(body.get("answer", "")).strip().lower()
+    if answer not in ANSWERS:
+        raise ApiError(400, f"'answer' must be one of {', '.join(ANSWERS)}, got {body.get('answer')!r}", param="answer")
+    if not _turns(request).approvals.answer(approval_id, answer):
+        raise ApiError(404, f"no pending approval {approval_id!r}: it was answered already or it expired",
+                       code="not_found")
+    return {"id": approval_id, "answer": answer}
+
+
+@router.post("/chat", response_model=None)
+async def chat(request: Request) -> StreamingResponse:
+    turns = _turns(request)
+    body = await read_json_object(request)
+    text = body.get("message")
+    if not isinstance(text, str) or not text.strip():
+        raise ApiError(400, "'message' is required: the text to send to the agent", param="message")
+    limit = turns.app.settings.server.max_input_chars
+    if len(text) > limit:
+        raise ApiError(400, f"the message holds {len(text)} characters; this server accepts at most {limit} "
+                            "(server.max_input_chars)", param="message", code="context_length_exceeded")
+    requested = conversation_id_from(body.get("conversation_id"), "'conversation_id'")
+    cid = await run_in_threadpool(turns.open_conversation, requested, [])
+    turn = turns.start(text, cid)
+    return StreamingResponse(_events(turns, turn), media_type="text/event-stream",
+                             headers={CONVERSATION_HEADER: cid, **SSE_HEADERS})
+
+
+async def _events(turns: TurnService, turn: Turn) -> AsyncIterator[str]:
+    async with aclosing(turns.follow(turn)) as events:
+        async for event in events:
+            yield f"event: {event.kind}\ndata: {json.dumps(event.data, ensure_ascii=False)}\n\n"

@@ -1,0 +1,299 @@
+"""Running agent turns for the server: worker threads, live events, approvals and a fair model queue.
+
+``Agent.ask`` is synchronous and may take seconds (a model generating, a tool running, a user deciding
+on an approval), so each turn runs in a worker thread and reports its events to the event loop through
+an asyncio queue. Conversations therefore never wait for each other, except for a model that can only
+generate one answer at a time (the embedded llama.cpp model declares ``concurrency = 1``): its requests
+pass a first-come, first-served gate, and a turn that had to wait says how long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import AsyncGenerator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.app import App
+from agent.errors import RiverseError
+from agent.loop import Agent, Event, TurnResult
+from agent.providers.base import Completion, Provider
+from agent.runtime import ApprovalRequest
+
+log = logging.getLogger("riverse.server")
+
+ANSWERS = ("yes", "no", "always")
+
+
+class FairGate:
+    """A lock that serves waiters in the order they arrived.
+
+    ``threading.Lock`` wakes an arbitrary waiter, so under load one conversation could wait for ever
+    behind luckier ones. Here every waiter takes a place in a queue and the holder hands the lock
+    straight to the first one when it is done.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._queue: deque[threading.Event] = deque()
+        self._busy = False
+
+    @property
+    def waiting(self) -> int:
+        """How many callers are queued behind the current holder."""
+        return len(self._queue)
+
+    @contextmanager
+    def hold(self) -> Iterator[float]:
+        """Hold the gate; yields how many milliseconds this caller queued (0.0 when it went straight in)."""
+        ticket = threading.Event()
+        with self._lock:
+            queued = self._busy
+            if queued:
+                self._queue.append(ticket)
+            else:
+                self._busy = True
+        started = time.perf_counter()
+        if queued:
+            ticket.wait()
+        waited = (time.perf_counter() - started) * 1000 if queued else 0.0
+        try:
+            yield waited
+        finally:
+            with self._lock:
+                if self._queue:
+                    self._queue.popleft().set()
+                else:
+                    self._busy = False
+
+
+class QueuedProvider:
+    """A provider seen through a :class:`FairGate`; every wait is reported to ``on_wait`` (milliseconds)."""
+
+    def __init__(self, provider: Provider, gate: FairGate, on_wait: Callable[[float], None]):
+        self._provider = provider
+        self._gate = gate
+        self._on_wait = on_wait
+
+    def __getattr__(self, name: str) -> Any:  # name, supports_native_tools, preferred_protocol, ...
+        return getattr(self._provider, name)
+
+    def complete(self, messages: list[dict[str, Any]], **kwargs: Any) -> Completion:
+        with self._gate.hold() as waited_ms:
+            if waited_ms:
+                self._on_wait(waited_ms)
+            return self._provider.complete(messages, **kwargs)
+
+
+@dataclass
+class PendingApproval:
+    """A tool call parked until someone answers yes, no or always (or the time runs out)."""
+
+    id: str
+    conversation_id: str
+    request: ApprovalRequest
+    expires_at: float
+    answer: str = ""
+    answered: threading.Event = field(default_factory=threading.Event)
+
+    def as_dict(self) -> dict[str, Any]:
+        r = self.request
+        return {
+            "id": self.id,
+            "conversation_id": self.conversation_id,
+            "name": r.name,
+            "params": r.params,
+            "risk": r.risk,
+            "declared": r.declared,
+            "description": r.description,
+            "expires_in": max(0, round(self.expires_at - time.time())),
+        }
+
+
+class Approvals:
+    """The tool calls waiting for the user's decision, answered from the web page or the API."""
+
+    def __init__(self, timeout: float):
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._pending: dict[str, PendingApproval] = {}
+
+    def wait_for(self, conversation_id: str, request: ApprovalRequest, announce: Callable[[PendingApproval], None]) -> str:
+        """Park the request, announce it, and block until it is answered; "" when the time ran out."""
+        pending = PendingApproval(uuid.uuid4().hex[:12], conversation_id, request, time.time() + self.timeout)
+        with self._lock:
+            self._pending[pending.id] = pending
+        try:
+            announce(pending)
+            return pending.answer if pending.answered.wait(self.timeout) else ""
+        finally:
+            with self._lock:
+                self._pending.pop(pending.id, None)
+
+    def answer(self, approval_id: str, answer: str) -> bool:
+        """Answer a pending request; False when there is none with this id (answered or expired)."""
+        with self._lock:
+            pending = self._pending.get(approval_id)
+        if pending is None or pending.answered.is_set():
+            return False
+        pending.answer = answer
+        pending.answered.set()
+        return True
+
+    def pending(self, conversation_id: str | None = None) -> list[PendingApproval]:
+        with self._lock:
+            items = list(self._pending.values())
+        return [p for p in items if conversation_id is None or p.conversation_id == conversation_id]
+
+
+@dataclass
+class TurnEvent:
+    """What a client is told while a turn runs: ``text``, ``tool_start``, ``tool_end``,
+    ``approval_request``, ``notice``, ``queue``, then ``done`` or ``error``."""
+
+    kind: str
+    data: dict[str, Any]
+
+
+class Turn:
+    """One running turn: its events for the event loop, and how long it queued for the model."""
+
+    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop):
+        self.conversation_id = conversation_id
+        self.queue_wait_ms = 0.0
+        self.approval_ids: list[str] = []
+        self._loop = loop
+        self._events: asyncio.Queue[TurnEvent] = asyncio.Queue()
+
+    # --- called from the worker thread
+    def emit(self, kind: str, **data: Any) -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._events.put_nowait, TurnEvent(kind, data))
+        except RuntimeError:  # the server stopped while the turn was still running
+            pass
+
+    def on_agent_event(self, event: Event) -> None:
+        if event.kind == "tool_end" and event.outcome is not None:
+            self.emit("tool_end", **event.outcome.as_dict())
+        elif event.kind == "tool_start":
+            self.emit("tool_start", name=event.name, params=event.params)
+        else:  # text, notice
+            self.emit(event.kind, text=event.text)
+
+    def on_wait(self, waited_ms: float) -> None:
+        self.queue_wait_ms += waited_ms
+        self.emit("queue", wait_ms=round(waited_ms), total_wait_ms=round(self.queue_wait_ms))
+
+    def finish(self, result: TurnResult) -> None:
+        self.emit("done", answer=result.answer, conversation_id=result.conversation_id,
+                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=round(self.queue_wait_ms))
+
+    def fail(self, error: BaseException) -> None:
+        """Report a failed turn: a RiverseError says what to do; anything else stays in the server's log."""
+        expected = isinstance(error, RiverseError)
+        self.emit("error", message=str(error) if expected else "internal error; see the server's log", expected=expected)
+
+    # --- used on the event loop
+    async def events(self) -> AsyncGenerator[TurnEvent, None]:
+        """The turn's events as they happen, ending with ``done`` or ``error``."""
+        while True:
+            event = await self._events.get()
+            yield event
+            if event.kind in ("done", "error"):
+                return
+
+
+class TurnService:
+    """Starts turns in worker threads, shares one registry, store and provider among them."""
+
+    def __init__(self, app: App):
+        self.app = app
+        server = app.settings.server
+        self.approvals = Approvals(server.approval_timeout)
+        self.gate = FairGate()
+        self._pool = ThreadPoolExecutor(max_workers=server.workers, thread_name_prefix="riverse-turn")
+        self._allowed: dict[str, set[str]] = {}  # conversation -> tools approved "always"
+        self._allowed_lock = threading.Lock()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def forget(self, conversation_id: str) -> None:
+        with self._allowed_lock:
+            self._allowed.pop(conversation_id, None)
+
+    def start(self, text: str, conversation_id: str) -> Turn:
+        """Start a turn in ``conversation_id`` (which must exist); must be called on the event loop."""
+        turn = Turn(conversation_id, asyncio.get_running_loop())
+        self._pool.submit(self._run, turn, text)
+        return turn
+
+    def _run(self, turn: Turn, text: str) -> None:
+        try:
+            self.app.registry.refresh()  # tool files added or changed since the last turn are picked up
+            result = self._agent(turn).ask(text, turn.conversation_id, on_event=turn.on_agent_event)
+        except BaseException as exc:  # noqa: BLE001 - reported to the client; only the unexpected is logged
+            if not isinstance(exc, RiverseError):
+                log.error("turn in conversation %s failed", turn.conversation_id, exc_info=exc)
+            turn.fail(exc)
+            return
+        turn.finish(result)
+
+    def _agent(self, turn: Turn) -> Agent:
+        provider = self.app.provider
+        if getattr(provider, "concurrency", None) == 1:
+            provider = QueuedProvider(provider, self.gate, turn.on_wait)
+        agent = Agent.from_settings(self.app.settings, provider, self.app.registry, self.app.store, self._approver(turn))
+        with self._allowed_lock:
+            agent.runner.gate.session_allowed = self._allowed.setdefault(turn.conversation_id, set())
+        return agent
+
+    def _approver(self, turn: Turn) -> Callable[[ApprovalRequest], str]:
+        def announce(pending: PendingApproval) -> None:
+            turn.approval_ids.append(pending.id)
+            turn.emit("approval_request", **pending.as_dict())
+
+        def approve(request: ApprovalRequest) -> str:
+            answer = self.approvals.wait_for(turn.conversation_id, request, announce)
+            if not answer:
+                turn.emit("notice", text=f"nobody answered the approval request for tool '{request.name}' "
+                                         f"within {self.approvals.timeout:g} s; it was refused")
+            return answer or "no"
+
+        return approve
+
+    async def follow(self, turn: Turn) -> AsyncGenerator[TurnEvent, None]:
+        """The turn's events for one client; use with ``contextlib.aclosing``.
+
+        A client that goes away before the end refuses the approvals it was asked for, so the turn
+        does not hold a worker until they time out.
+        """
+        ended = False
+        try:
+            async for event in turn.events():
+                yield event
+            ended = True
+        finally:
+            if not ended:
+                for approval_id in turn.approval_ids:
+                    self.approvals.answer(approval_id, "no")
+
+    def open_conversation(self, conversation_id: str | None, earlier: list[dict[str, str]]) -> str:
+        """The conversation a turn runs in: the one named, or a new one seeded with ``earlier`` messages.
+
+        A conversation the server already has keeps its own history; the client's copy is ignored.
+        """
+        store = self.app.store
+        if conversation_id and store.get_conversation(conversation_id):
+            return conversation_id
+        cid = store.ensure_conversation(conversation_id)
+        for message in earlier:
+            store.add_message(cid, message["role"], message["content"])
+        return cid

@@ -1,0 +1,169 @@
+"""``file_read``: the text of a file inside the folders the settings allow (``file_roots``).
+
+A read returns at most ``max_lines`` lines and ``max_bytes`` bytes from ``start_line``; when the file
+goes on, the result says which ``start_line`` reads the next part. Binary files are refused.
+
+Settings (``tools.file_read``): ``max_bytes`` (default 65536), ``max_lines`` (default 400).
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO
+
+from agent.tools._base import BaseTool, ToolManifest, ToolResult
+from agent.tools._i18n_text import failure, pick, tool_section
+from agent.tools._paths import PathRefused, Roots, decode, looks_binary, refusal
+from agent.tools._settings import positive_int
+
+MAX_BYTES = 65536
+MAX_LINES = 400
+_SNIFF = 8192
+
+_MANIFEST: dict[str, dict[str, Any]] = {
+    "en": {
+        "description": "Read a text file from the user's allowed folders (long files are returned in parts).",
+        "path": "The file, relative to the first allowed folder or absolute, e.g. notes/todo.txt",
+        "start_line": "Line number to start from (default 1); use it to read the next part of a long file",
+        "examples": ["Read notes/todo.txt", "What does my shopping-list.md say?", "Show me the next part of report.txt from line 401"],
+    },
+    "zh": {
+        "description": "读取用户允许访问的文件夹中的文本文件（长文件分段返回）。",
+        "path": "文件路径，相对于第一个允许的文件夹或绝对路径，例如 notes/todo.txt",
+        "start_line": "从第几行开始读（默认 1）；读长文件的下一段时使用",
+        "examples": ["读一下 notes/todo.txt", "我的 shopping-list.md 里写了什么？", "从第 401 行继续读 report.txt"],
+    },
+    "ja": {
+        "description": "許可されたフォルダー内のテキストファイルを読む（長いファイルは分割して返す）。",
+        "path": "ファイルのパス。最初の許可フォルダーからの相対パスか絶対パス（例: notes/todo.txt）",
+        "start_line": "読み始める行番号（既定は 1）。長いファイルの続きを読むときに使う",
+        "examples": ["notes/todo.txt を読んで", "shopping-list.md には何が書いてある？", "report.txt の 401 行目から続きを読んで"],
+    },
+}
+
+_TEXT: dict[str, dict[str, str]] = {
+    "no_path": {
+        "en": "No file was given. Pass the path of a text file, e.g. path=\"notes/todo.txt\".",
+        "zh": "没有提供文件。请传入文本文件的路径，例如 path=\"notes/todo.txt\"。",
+        "ja": "ファイルが指定されていません。path=\"notes/todo.txt\" のようにテキストファイルのパスを渡してください。",
+    },
+    "is_dir": {
+        "en": "'{path}' is a folder. Use file_list to see what is in it.",
+        "zh": "“{path}”是文件夹。请用 file_list 查看其中的内容。",
+        "ja": "「{path}」はフォルダーです。file_list で中身を確認してください。",
+    },
+    "binary": {
+        "en": "'{path}' is a binary file ({size} bytes), not text; it cannot be shown.",
+        "zh": "“{path}”是二进制文件（{size} 字节），不是文本，无法显示。",
+        "ja": "「{path}」はテキストではなくバイナリファイル（{size} バイト）なので表示できません。",
+    },
+    "unreadable": {
+        "en": "'{path}' cannot be read: {reason}.",
+        "zh": "无法读取“{path}”：{reason}。",
+        "ja": "「{path}」を読めません: {reason}。",
+    },
+    "past_end": {
+        "en": "'{path}' has only {count} lines; start_line {start} is past the end.",
+        "zh": "“{path}”只有 {count} 行；start_line {start} 超出了文件末尾。",
+        "ja": "「{path}」は {count} 行しかありません。start_line {start} は末尾より後です。",
+    },
+    "empty": {
+        "en": "'{path}' is empty.",
+        "zh": "“{path}”是空文件。",
+        "ja": "「{path}」は空のファイルです。",
+    },
+    "header": {
+        "en": "{path}, lines {first}-{last}:",
+        "zh": "{path}，第 {first}-{last} 行：",
+        "ja": "{path}、{first}〜{last} 行目:",
+    },
+    "more": {
+        "en": "[the file continues; call file_read again with start_line={next} for the next part]",
+        "zh": "[文件还有后续内容；用 start_line={next} 再次调用 file_read 读取下一段]",
+        "ja": "[ファイルには続きがあります。次の部分は start_line={next} で file_read をもう一度呼んでください]",
+    },
+    "cut_line": {
+        "en": "[line {line} is longer than {limit} bytes and was cut]",
+        "zh": "[第 {line} 行超过 {limit} 字节，已截断]",
+        "ja": "[{line} 行目は {limit} バイトを超えるため途中で切りました]",
+    },
+}
+
+
+def _skip_lines(handle: BinaryIO, count: int) -> int:
+    """Move past ``count`` lines, reading in bounded pieces; return how many there were."""
+    skipped = 0
+    while skipped < count:
+        piece = handle.readline(MAX_BYTES)
+        if not piece:
+            break
+        if piece.endswith(b"\n"):
+            skipped += 1
+    return skipped
+
+
+class FileReadTool(BaseTool):
+    """Reads part of a text file, capped in bytes and lines."""
+
+    def __init__(self, config: dict):
+        self.config = config
+
+    def manifest(self) -> ToolManifest:
+        text = _MANIFEST[self.language]
+        return ToolManifest(
+            name="file_read",
+            description=text["description"],
+            parameters={"path": text["path"], "start_line": text["start_line"]},
+            examples=list(text["examples"]),
+            parameter_types={"path": "string", "start_line": "integer"},
+            required=["path"],
+            risk="read",
+        )
+
+    def execute(self, params: dict) -> ToolResult:
+        lang = self.language
+        given = str(params.get("path") or "").strip()
+        if not given:
+            return failure(_TEXT["no_path"], lang)
+        try:
+            path = Roots.from_config(self.config).existing(given)
+        except PathRefused as exc:
+            return refusal(exc, lang)
+        if path.is_dir():
+            return failure(_TEXT["is_dir"], lang, path=given)
+        section = tool_section(self.config, "file_read")
+        max_bytes = positive_int(section, "max_bytes", MAX_BYTES)
+        max_lines = positive_int(section, "max_lines", MAX_LINES)
+        start = params.get("start_line")
+        start = start if isinstance(start, int) and start > 1 else 1
+        try:
+            with path.open("rb") as handle:
+                if looks_binary(handle.read(_SNIFF)):
+                    return failure(_TEXT["binary"], lang, path=given, size=path.stat().st_size)
+                handle.seek(0)
+                skipped = _skip_lines(handle, start - 1)
+                chunk = handle.read(max_bytes)
+                more = bool(handle.read(1))
+        except OSError as exc:
+            return failure(_TEXT["unreadable"], lang, path=given, reason=exc.strerror or exc)
+        if skipped < start - 1 or (not chunk and start > 1):
+            return failure(_TEXT["past_end"], lang, path=given, count=skipped, start=start)
+        return ToolResult(success=True, data=self._show(given, decode(chunk), start, more, max_lines, max_bytes))
+
+    def _show(self, given: str, text: str, start: int, more: bool, max_lines: int, max_bytes: int) -> str:
+        lang = self.language
+        lines = text.splitlines()
+        notes = []
+        if more and lines and not text.endswith("\n"):
+            if len(lines) == 1:  # one line longer than the byte cap: show its start
+                notes.append(pick(_TEXT["cut_line"], lang, line=start, limit=max_bytes))
+            else:  # the cap fell inside a line: keep it for the next part
+                lines.pop()
+        if not lines:
+            return pick(_TEXT["empty"], lang, path=given)
+        if len(lines) > max_lines:
+            lines, more = lines[:max_lines], True
+        last = start + len(lines) - 1
+        body = [pick(_TEXT["header"], lang, path=given, first=start, last=last), *lines, *notes]
+        if more:
+            body.append(pick(_TEXT["more"], lang, next=last + 1))
+        return "\n".join(body)

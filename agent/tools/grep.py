@@ -1,0 +1,236 @@
+"""``grep``: find lines matching a regular expression or plain text in the files under a folder,
+inside the folders the settings allow (``file_roots``).
+
+The search is case-insensitive. A pattern that is not a valid regular expression is searched as
+plain text; one with a nested repetition such as ``(a+)+``, which can take exponential time on an
+unlucky line, is refused. Hidden files and folders, binary files, files larger than
+``max_file_bytes`` and links leading out of the allowed folders are skipped.
+
+Settings (``tools.grep``): ``max_files`` (files scanned, default 2000), ``max_matches`` (default
+100), ``max_line_chars`` (characters shown of a matching line, default 200), ``max_file_bytes``
+(default 1 MB).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from agent.tools._base import BaseTool, ToolManifest, ToolResult
+from agent.tools._i18n_text import failure, pick, tool_section
+from agent.tools._paths import PathRefused, Roots, decode, looks_binary, refusal
+from agent.tools._settings import positive_int
+
+MAX_FILES = 2000
+MAX_MATCHES = 100
+MAX_LINE_CHARS = 200
+MAX_FILE_BYTES = 1_000_000
+MAX_PATTERN = 500
+MATCHED_CHARS = 10_000  # a line is matched on its first characters only, to bound the regex's work
+
+_REPEAT = re.compile(r"[+*]|\{\d*,")  # a repetition without a small fixed bound
+
+_MANIFEST: dict[str, dict[str, Any]] = {
+    "en": {
+        "description": "Search the text files in the user's allowed folders for lines containing a word, phrase or regular expression.",
+        "pattern": "Text or regular expression to look for (case-insensitive), e.g. invoice or TODO|FIXME",
+        "path": "Folder or file to search, relative to the first allowed folder or absolute; empty for all allowed folders",
+        "examples": ["Which of my notes mention the dentist?", "Find TODO in the projects folder", "Search my documents for 'passport number'"],
+    },
+    "zh": {
+        "description": "在用户允许访问的文件夹的文本文件中，查找包含某个词、短语或正则表达式的行。",
+        "pattern": "要查找的文字或正则表达式（不区分大小写），例如 发票 或 TODO|FIXME",
+        "path": "要搜索的文件夹或文件，相对于第一个允许的文件夹或绝对路径；留空则搜索所有允许的文件夹",
+        "examples": ["我的笔记里哪些提到了牙医？", "在 projects 文件夹里查找 TODO", "在文档里搜索“护照号码”"],
+    },
+    "ja": {
+        "description": "許可されたフォルダー内のテキストファイルから、語句や正規表現を含む行を探す。",
+        "pattern": "探す文字列または正規表現（大文字小文字を区別しない）。例: 請求書、TODO|FIXME",
+        "path": "検索するフォルダーかファイル。最初の許可フォルダーからの相対パスか絶対パス。空ならすべての許可フォルダー",
+        "examples": ["歯医者について書いたメモはどれ？", "projects フォルダーで TODO を探して", "ドキュメントから「パスポート番号」を検索して"],
+    },
+}
+
+_TEXT: dict[str, dict[str, str]] = {
+    "no_pattern": {
+        "en": "No search text was given. Pass what to look for, e.g. pattern=\"invoice\".",
+        "zh": "没有提供要查找的内容。请传入要找的文字，例如 pattern=\"发票\"。",
+        "ja": "検索する文字列が指定されていません。pattern=\"請求書\" のように渡してください。",
+    },
+    "too_long": {
+        "en": "The pattern has {length} characters; the limit is {limit}. Search for something shorter.",
+        "zh": "查找内容有 {length} 个字符，超过了 {limit} 的上限。请用更短的内容查找。",
+        "ja": "検索パターンが {length} 文字あり、上限の {limit} 文字を超えています。短くしてください。",
+    },
+    "nested": {
+        "en": "The pattern '{pattern}' repeats a group that itself repeats (like (a+)+), which can take exponential time. "
+              "Simplify it, e.g. a+ instead of (a+)+.",
+        "zh": "模式“{pattern}”对本身带重复的分组再次重复（如 (a+)+），可能耗费指数级时间。请简化，例如用 a+ 代替 (a+)+。",
+        "ja": "パターン「{pattern}」は繰り返しを含むグループをさらに繰り返しており（(a+)+ など）、指数的に時間がかかることがあります。"
+              "(a+)+ の代わりに a+ のように簡単にしてください。",
+    },
+    "none": {
+        "en": "No lines match '{pattern}' in {where} ({scanned} files searched).",
+        "zh": "在 {where} 中没有与“{pattern}”匹配的行（搜索了 {scanned} 个文件）。",
+        "ja": "{where} に「{pattern}」に一致する行はありません（{scanned} ファイルを検索）。",
+    },
+    "header": {
+        "en": "{count} matching lines for '{pattern}' in {where} ({scanned} files searched):",
+        "zh": "在 {where} 中找到 {count} 行与“{pattern}”匹配（搜索了 {scanned} 个文件）：",
+        "ja": "{where} で「{pattern}」に一致する行が {count} 行見つかりました（{scanned} ファイルを検索）:",
+    },
+    "match_cap": {
+        "en": "[stopped at {limit} matches; search a smaller folder or a more precise pattern for the rest]",
+        "zh": "[已达到 {limit} 条匹配的上限；请缩小文件夹范围或使用更精确的模式]",
+        "ja": "[一致は {limit} 件で打ち切りました。続きはフォルダーを絞るか、より具体的なパターンで検索してください]",
+    },
+    "file_cap": {
+        "en": "[stopped after searching {limit} files; search a smaller folder for the rest]",
+        "zh": "[已搜索 {limit} 个文件，达到上限；请缩小文件夹范围]",
+        "ja": "[{limit} ファイルを検索したところで打ち切りました。続きはフォルダーを絞ってください]",
+    },
+    "skipped": {
+        "en": "[{count} files larger than {limit} bytes were skipped]",
+        "zh": "[跳过了 {count} 个大于 {limit} 字节的文件]",
+        "ja": "[{limit} バイトを超える {count} 個のファイルは飛ばしました]",
+    },
+}
+
+
+def has_nested_repetition(pattern: str) -> bool:
+    """Whether a repeated group contains a repetition, as in ``(a+)+``, ``((ab)*c)*`` or ``(x|y+){2,}``:
+    the shape that makes a backtracking regex engine take exponential time."""
+    groups: list[bool] = []  # for each open group: does it contain a repetition?
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            groups.append(False)
+        elif ch == ")" and groups:
+            inner = groups.pop()
+            repeated = bool(_REPEAT.match(pattern, i + 1))
+            if inner and repeated:
+                return True
+            if groups and inner:
+                groups[-1] = True
+        elif groups and _REPEAT.match(pattern, i):
+            groups[-1] = True
+        i += 1
+    return False
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """The pattern as a case-insensitive regex; plain text when it is not a valid regular expression."""
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        return re.compile(re.escape(pattern), re.IGNORECASE)
+
+
+def _walk(start: Path, roots: Roots) -> Iterator[Path]:
+    """Files under ``start`` in a stable order, skipping hidden ones and links out of the roots."""
+    if start.is_file():
+        yield start
+        return
+    for folder, dirnames, filenames in os.walk(start):  # does not descend into linked folders
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            path = Path(folder) / name
+            if not name.startswith(".") and (not path.is_symlink() or roots.allows(path)):
+                yield path
+
+
+def _excerpt(line: str, match: re.Match[str], limit: int) -> str:
+    """The part of ``line`` around ``match``, at most ``limit`` characters."""
+    if len(line.strip()) <= limit:
+        return line.strip()
+    begin = max(0, min(match.start() - limit // 3, len(line) - limit))
+    return ("…" if begin else "") + line[begin : begin + limit] + ("…" if begin + limit < len(line) else "")
+
+
+class GrepTool(BaseTool):
+    """Searches text files, with caps on files, matches and line length."""
+
+    def __init__(self, config: dict):
+        self.config = config
+
+    def manifest(self) -> ToolManifest:
+        text = _MANIFEST[self.language]
+        return ToolManifest(
+            name="grep",
+            description=text["description"],
+            parameters={"pattern": text["pattern"], "path": text["path"]},
+            examples=list(text["examples"]),
+            parameter_types={"pattern": "string", "path": "string"},
+            required=["pattern"],
+            risk="read",
+        )
+
+    def execute(self, params: dict) -> ToolResult:
+        lang = self.language
+        pattern = str(params.get("pattern") or "")
+        if not pattern.strip():
+            return failure(_TEXT["no_pattern"], lang)
+        if len(pattern) > MAX_PATTERN:
+            return failure(_TEXT["too_long"], lang, length=len(pattern), limit=MAX_PATTERN)
+        if has_nested_repetition(pattern):
+            return failure(_TEXT["nested"], lang, pattern=pattern)
+        given = str(params.get("path") or "").strip()
+        try:
+            roots = Roots.from_config(self.config)
+            starts = [roots.existing(given)] if given else [r.real for r in roots.folders]
+        except PathRefused as exc:
+            return refusal(exc, lang)
+        return self._search(compile_pattern(pattern), pattern, starts, roots, given or roots.describe())
+
+    def _search(self, regex: re.Pattern[str], pattern: str, starts: list[Path], roots: Roots, where: str) -> ToolResult:
+        lang = self.language
+        section = tool_section(self.config, "grep")
+        max_files = positive_int(section, "max_files", MAX_FILES)
+        max_matches = positive_int(section, "max_matches", MAX_MATCHES)
+        max_line = positive_int(section, "max_line_chars", MAX_LINE_CHARS)
+        max_bytes = positive_int(section, "max_file_bytes", MAX_FILE_BYTES)
+        found: list[str] = []
+        scanned = skipped = 0
+        notes: list[str] = []
+        files = (path for start in starts for path in _walk(start, roots))
+        for path in files:
+            if scanned >= max_files:
+                notes.append(pick(_TEXT["file_cap"], lang, limit=max_files))
+                break
+            scanned += 1
+            try:
+                if path.stat().st_size > max_bytes:
+                    skipped += 1
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if looks_binary(data[:8192]):
+                continue
+            shown = roots.relative(path)
+            for number, line in enumerate(decode(data).splitlines(), 1):
+                match = regex.search(line, 0, MATCHED_CHARS)
+                if match:
+                    found.append(f"{shown}:{number}: {_excerpt(line, match, max_line)}")
+                    if len(found) >= max_matches:
+                        break
+            if len(found) >= max_matches:
+                notes.append(pick(_TEXT["match_cap"], lang, limit=max_matches))
+                break
+        if skipped:
+            notes.append(pick(_TEXT["skipped"], lang, count=skipped, limit=max_bytes))
+        if not found:
+            return ToolResult(success=True, data="\n".join([pick(_TEXT["none"], lang, pattern=pattern, where=where, scanned=scanned), *notes]))
+        header = pick(_TEXT["header"], lang, count=len(found), pattern=pattern, where=where, scanned=scanned)
+        return ToolResult(success=True, data="\n".join([header, *found, *notes]))

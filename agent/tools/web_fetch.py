@@ -1,0 +1,329 @@
+"""``web_fetch``: GET a web page and return it as readable text.
+
+Only ``http`` and ``https`` URLs are fetched. Before every request (the first and each redirect,
+which are followed by hand) the host is resolved and every address it has must be public: loopback,
+private, link-local, shared, reserved and multicast addresses are refused, so a page cannot steer
+the agent to the user's router, a cloud metadata service or a local admin page. HTML is turned into
+text with BeautifulSoup (scripts, styles and navigation dropped; the title and headings kept).
+
+Settings (``tools.web_fetch``): ``allow_private`` (default false: allow every address),
+``allow_hosts`` (host names allowed even though their addresses are private, e.g. ``[nas.local]``),
+``request_timeout`` (seconds for the whole fetch, default 10), ``max_bytes`` (bytes read, default
+2 MB), ``max_chars`` (characters returned, default 6000), ``max_redirects`` (default 5).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+import time
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import requests
+from bs4 import BeautifulSoup
+
+from agent import __version__
+from agent.tools._base import BaseTool, ToolManifest, ToolResult
+from agent.tools._i18n_text import failure, pick, tool_section
+from agent.tools._paths import decode
+from agent.tools._settings import positive, positive_int, switch
+
+REQUEST_TIMEOUT = 10.0
+MAX_BYTES = 2_000_000
+MAX_CHARS = 6000
+MAX_REDIRECTS = 5
+USER_AGENT = f"Riverse/{__version__} (personal agent; web_fetch)"
+
+_DROPPED = ["script", "style", "nav", "noscript", "template", "svg", "iframe", "head"]
+_BLOCKS = ["p", "div", "section", "article", "main", "header", "footer", "aside", "li", "ul", "ol", "tr",
+           "table", "pre", "blockquote", "dd", "dt", "figure", "figcaption", "h1", "h2", "h3", "h4", "h5", "h6"]
+_HEADING = re.compile(r"^h([1-6])$")
+_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/javascript")
+
+_MANIFEST: dict[str, dict[str, Any]] = {
+    "en": {
+        "description": "Fetch a web page by its URL and return its readable text (title, headings, paragraphs).",
+        "url": "The full http(s) address, e.g. https://example.com/article",
+        "examples": ["Read https://example.com/news/today for me", "What does the page at https://docs.python.org/3/ say?", "Summarize this article: https://example.org/post"],
+    },
+    "zh": {
+        "description": "按网址获取网页，并返回其可读的正文（标题、小标题、段落）。",
+        "url": "完整的 http(s) 网址，例如 https://example.com/article",
+        "examples": ["帮我读一下 https://example.com/news/today", "https://docs.python.org/3/ 这个页面写了什么？", "总结这篇文章：https://example.org/post"],
+    },
+    "ja": {
+        "description": "URL のウェブページを取得し、読めるテキスト（タイトル・見出し・本文）にして返す。",
+        "url": "http(s) で始まる完全な URL。例: https://example.com/article",
+        "examples": ["https://example.com/news/today を読んで", "https://docs.python.org/3/ のページには何が書いてある？", "この記事を要約して: https://example.org/post"],
+    },
+}
+
+_TEXT: dict[str, dict[str, str]] = {
+    "no_url": {
+        "en": "No URL was given. Pass a full address such as url=\"https://example.com\".",
+        "zh": "没有提供网址。请传入完整的网址，例如 url=\"https://example.com\"。",
+        "ja": "URL が指定されていません。url=\"https://example.com\" のように完全なアドレスを渡してください。",
+    },
+    "scheme": {
+        "en": "Refused: '{url}' is not an http or https address; only web pages can be fetched.",
+        "zh": "已拒绝：“{url}”不是 http 或 https 地址；只能获取网页。",
+        "ja": "拒否しました: 「{url}」は http / https のアドレスではありません。取得できるのはウェブページだけです。",
+    },
+    "no_host": {
+        "en": "'{url}' has no host name. Write a full address such as https://example.com/page.",
+        "zh": "“{url}”中没有主机名。请写完整的网址，例如 https://example.com/page。",
+        "ja": "「{url}」にはホスト名がありません。https://example.com/page のような完全なアドレスを書いてください。",
+    },
+    "private": {
+        "en": "Refused: {host} resolves to {address}, a {kind} address, which web_fetch does not visit. "
+              "To allow it, add the host to tools.web_fetch.allow_hosts (or set tools.web_fetch.allow_private: true) in settings.yaml.",
+        "zh": "已拒绝：{host} 解析为 {address}，这是{kind}地址，web_fetch 不会访问。"
+              "如需允许，请在 settings.yaml 中把该主机加入 tools.web_fetch.allow_hosts（或设置 tools.web_fetch.allow_private: true）。",
+        "ja": "拒否しました: {host} は {address}（{kind}アドレス）に解決されるため、web_fetch はアクセスしません。"
+              "許可するには settings.yaml の tools.web_fetch.allow_hosts にホストを追加してください（または tools.web_fetch.allow_private: true）。",
+    },
+    "redirected": {
+        "en": "(after a redirect from {url}) ",
+        "zh": "（由 {url} 重定向后）",
+        "ja": "（{url} からのリダイレクト後）",
+    },
+    "unresolvable": {
+        "en": "The host {host} could not be found. Check the address.",
+        "zh": "找不到主机 {host}。请检查网址。",
+        "ja": "ホスト {host} が見つかりません。アドレスを確認してください。",
+    },
+    "too_many_redirects": {
+        "en": "'{url}' redirected more than {limit} times; giving up.",
+        "zh": "“{url}”重定向超过 {limit} 次，已放弃。",
+        "ja": "「{url}」のリダイレクトが {limit} 回を超えたため中止しました。",
+    },
+    "timeout": {
+        "en": "'{url}' did not answer within {timeout} seconds. Try again later.",
+        "zh": "“{url}”在 {timeout} 秒内没有响应，请稍后再试。",
+        "ja": "「{url}」が {timeout} 秒以内に応答しませんでした。しばらくしてから再試行してください。",
+    },
+    "unreachable": {
+        "en": "'{url}' could not be reached: {reason}.",
+        "zh": "无法访问“{url}”：{reason}。",
+        "ja": "「{url}」にアクセスできませんでした: {reason}。",
+    },
+    "status": {
+        "en": "'{url}' answered HTTP {status} {reason}.",
+        "zh": "“{url}”返回了 HTTP {status} {reason}。",
+        "ja": "「{url}」は HTTP {status} {reason} を返しました。",
+    },
+    "not_text": {
+        "en": "'{url}' is not a text page (its type is {kind}); web_fetch only reads HTML and text.",
+        "zh": "“{url}”不是文本页面（类型为 {kind}）；web_fetch 只读取 HTML 和文本。",
+        "ja": "「{url}」はテキストのページではありません（種類: {kind}）。web_fetch が読めるのは HTML とテキストだけです。",
+    },
+    "cut": {
+        "en": "[the page is longer; only the first {count} characters are shown]",
+        "zh": "[页面更长；只显示了前 {count} 个字符]",
+        "ja": "[ページには続きがあります。最初の {count} 文字だけを表示しています]",
+    },
+    "empty": {
+        "en": "(the page has no readable text)",
+        "zh": "（该页面没有可读的文字）",
+        "ja": "（このページには読めるテキストがありません）",
+    },
+}
+
+_KINDS = {
+    "loopback": {"en": "loopback", "zh": "本机回环", "ja": "ループバック"},
+    "private": {"en": "private-network", "zh": "私有网络", "ja": "プライベートネットワーク"},
+    "link-local": {"en": "link-local", "zh": "链路本地", "ja": "リンクローカル"},
+    "reserved": {"en": "reserved or non-public", "zh": "保留或非公网", "ja": "予約済みまたは非公開"},
+    "multicast": {"en": "multicast", "zh": "组播", "ja": "マルチキャスト"},
+}
+
+
+class Refused(Exception):
+    """A URL web_fetch will not visit; ``key`` names the message."""
+
+    def __init__(self, key: str, **values: object):
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+
+def resolve_addresses(host: str, port: int) -> list[str]:
+    """Every address ``host`` resolves to (tests replace this to stay off the network)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [str(info[4][0]) for info in infos]
+
+
+def address_kind(text: str) -> str | None:
+    """Why an address is not public (a key of :data:`_KINDS`), or None when it is public."""
+    address = ipaddress.ip_address(text.split("%", 1)[0])  # drop an IPv6 zone such as %eth0
+    if isinstance(address, ipaddress.IPv6Address):
+        address = address.ipv4_mapped or address.sixtofour or address
+    if address.is_loopback:
+        return "loopback"
+    if address.is_link_local:
+        return "link-local"
+    if address.is_multicast:
+        return "multicast"
+    if address.is_private and not address.is_reserved and not address.is_unspecified:
+        return "private"
+    return None if address.is_global else "reserved"
+
+
+def html_to_text(markup: bytes, encoding: str | None = None) -> tuple[str, str]:
+    """(title, text) of an HTML page: navigation and scripts dropped, headings marked with ``#``."""
+    soup = BeautifulSoup(markup, "html.parser", from_encoding=encoding)
+    title = " ".join(soup.title.get_text(" ").split()) if soup.title else ""
+    for tag in soup.find_all(_DROPPED):
+        tag.decompose()
+    for heading in soup.find_all(_HEADING):
+        heading.insert(0, "#" * int(_HEADING.match(heading.name).group(1)) + " ")
+    for tag in soup.find_all(_BLOCKS):
+        tag.insert_before("\n")
+        tag.insert_after("\n")
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    lines = (" ".join(line.split()) for line in soup.get_text().splitlines())
+    return title, "\n".join(line for line in lines if line)
+
+
+class WebFetchTool(BaseTool):
+    """Fetches public web pages as text; never a private address unless the settings allow it."""
+
+    def __init__(self, config: dict):
+        self.config = config
+
+    @property
+    def _section(self) -> Any:
+        return tool_section(self.config, "web_fetch")
+
+    def manifest(self) -> ToolManifest:
+        text = _MANIFEST[self.language]
+        return ToolManifest(
+            name="web_fetch",
+            description=text["description"],
+            parameters={"url": text["url"]},
+            examples=list(text["examples"]),
+            parameter_types={"url": "string"},
+            required=["url"],
+            timeout=positive(self._section, "request_timeout", REQUEST_TIMEOUT) + 5,
+            risk="network",
+        )
+
+    def execute(self, params: dict) -> ToolResult:
+        lang = self.language
+        url = str(params.get("url") or "").strip()
+        if not url:
+            return failure(_TEXT["no_url"], lang)
+        timeout = positive(self._section, "request_timeout", REQUEST_TIMEOUT)
+        try:
+            response, final_url = self._get(url, time.monotonic() + timeout)
+        except Refused as exc:
+            return self._refusal(exc, url)
+        except requests.Timeout:
+            return failure(_TEXT["timeout"], lang, url=url, timeout=f"{timeout:g}")
+        except requests.RequestException as exc:
+            return failure(_TEXT["unreachable"], lang, url=url, reason=type(exc).__name__)
+        with response:
+            return self._read(response, final_url, time.monotonic() + timeout)
+
+    def _refusal(self, exc: Refused, url: str) -> ToolResult:
+        lang = self.language
+        values = dict(exc.values)
+        if "kind" in values:
+            values["kind"] = pick(_KINDS[str(values["kind"])], lang)
+        message = pick(_TEXT[exc.key], lang, **values)
+        if values.get("url", url) != url:
+            message = pick(_TEXT["redirected"], lang, url=url) + message
+        return ToolResult(success=False, data="", error=message)
+
+    def check(self, url: str) -> None:
+        """Raise :class:`Refused` unless ``url`` is http(s) and its host has only allowed addresses."""
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https"):
+            raise Refused("scheme", url=url)
+        host = (parts.hostname or "").rstrip(".").lower()
+        if not host:
+            raise Refused("no_host", url=url)
+        section = self._section
+        allowed_hosts = {str(h).rstrip(".").lower() for h in (section.get("allow_hosts") or [])}
+        if switch(section, "allow_private") or host in allowed_hosts:
+            return
+        try:
+            port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+            addresses = resolve_addresses(host, port)
+        except (socket.gaierror, UnicodeError, ValueError):
+            raise Refused("unresolvable", host=host, url=url) from None
+        for address in addresses:
+            kind = address_kind(address)
+            if kind:
+                raise Refused("private", host=host, address=address, kind=kind, url=url)
+
+    def _get(self, url: str, deadline: float) -> tuple[requests.Response, str]:
+        """GET ``url``, following redirects by hand so that every hop is checked before it is visited."""
+        limit = positive_int(self._section, "max_redirects", MAX_REDIRECTS)
+        for _ in range(limit + 1):
+            self.check(url)
+            remaining = max(0.1, deadline - time.monotonic())
+            response = requests.get(
+                url, stream=True, allow_redirects=False, timeout=remaining,
+                headers={"User-Agent": USER_AGENT, "Accept": "text/html,text/plain;q=0.9,*/*;q=0.5"},
+            )
+            location = response.headers.get("Location")
+            if not (response.is_redirect and location):
+                return response, url
+            response.close()
+            url = urljoin(url, location)
+        raise Refused("too_many_redirects", url=url, limit=limit)
+
+    def _read(self, response: requests.Response, url: str, deadline: float) -> ToolResult:
+        lang = self.language
+        if response.status_code >= 400:
+            return failure(_TEXT["status"], lang, url=url, status=response.status_code, reason=response.reason or "")
+        kind = response.headers.get("Content-Type", "text/html").split(";")[0].strip().lower() or "text/html"
+        if not kind.startswith(_TEXT_TYPES) and not kind.endswith(("+xml", "+json")):
+            return failure(_TEXT["not_text"], lang, url=url, kind=kind)
+        max_bytes = positive_int(self._section, "max_bytes", MAX_BYTES)
+        body = bytearray()
+        try:
+            for chunk in response.iter_content(16384):
+                body += chunk
+                if len(body) >= max_bytes:
+                    del body[max_bytes:]
+                    break
+                if time.monotonic() > deadline:
+                    raise requests.Timeout()
+        except requests.Timeout:
+            timeout = positive(self._section, "request_timeout", REQUEST_TIMEOUT)
+            return failure(_TEXT["timeout"], lang, url=url, timeout=f"{timeout:g}")
+        except requests.RequestException as exc:
+            return failure(_TEXT["unreachable"], lang, url=url, reason=type(exc).__name__)
+        charset = response.encoding if "charset" in response.headers.get("Content-Type", "").lower() else None
+        data = bytes(body)
+        if "html" in kind:
+            title, text = html_to_text(data, charset)
+        else:
+            title, text = "", _decode(data, charset)
+        return ToolResult(success=True, data=self._format(url, title, text, cut=len(data) >= max_bytes))
+
+    def _format(self, url: str, title: str, text: str, cut: bool) -> str:
+        max_chars = positive_int(self._section, "max_chars", MAX_CHARS)
+        head = [f"URL: {url}"] + ([f"Title: {title}"] if title else [])
+        text = text.strip() or pick(_TEXT["empty"], self.language)
+        shown = min(len(text), max_chars)
+        if len(text) > max_chars:
+            text, cut = text[:max_chars].rstrip(), True
+        if cut:
+            text += "\n" + pick(_TEXT["cut"], self.language, count=shown)
+        return "\n".join(head) + "\n\n" + text
+
+
+def _decode(data: bytes, charset: str | None) -> str:
+    """A text response's body: in the charset its header names, else as a text file would be read."""
+    if charset:
+        try:
+            return data.decode(charset, errors="replace")
+        except LookupError:  # a charset name Python does not know
+            pass
+    return decode(data)
