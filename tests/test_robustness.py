@@ -247,14 +247,21 @@ values = st.recursive(
     scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
     max_leaves=10,
 )
-tool_names = st.one_of(st.sampled_from(["echo", "count", "ECHO", " count ", "none", "null", "", "no_such_tool"]), scalars)
-call_like = st.dictionaries(
-    st.one_of(st.sampled_from([*NAME_KEYS, *ARG_KEYS, "id", "answer"]), st.text(max_size=6)),
-    st.one_of(tool_names, values, st.dictionaries(st.sampled_from(["text", "n", "step", "x"]), values, max_size=3)),
-    max_size=4,
+known_names = st.sampled_from(["echo", "count", "echo", " count "])
+tool_names = st.one_of(known_names, known_names, st.sampled_from(["ECHO", "none", "null", "", "no_such_tool"]), scalars)
+good_arguments = st.fixed_dictionaries({"n": st.integers(0, 9) | st.sampled_from(["3", "4.0"])}, optional={"text": st.text(max_size=8)})
+arguments = st.one_of(good_arguments, st.dictionaries(st.sampled_from(["text", "n", "step", "x"]), values, max_size=3), values)
+call_like = st.one_of(
+    st.builds(  # shaped like a call: a name key and an arguments key, plus odd extras
+        lambda name_key, name, arg_key, args, extra: {**extra, name_key: name, arg_key: args},
+        st.sampled_from(NAME_KEYS), tool_names, st.sampled_from(ARG_KEYS), st.one_of(arguments, arguments.map(json.dumps)),
+        st.dictionaries(st.text(max_size=6), values, max_size=2),
+    ),
+    st.dictionaries(st.one_of(st.sampled_from([*NAME_KEYS, *ARG_KEYS, "id", "answer"]), st.text(max_size=6)),
+                    st.one_of(tool_names, values, arguments), max_size=4),
 )
 replies = st.one_of(
-    call_like, st.lists(call_like, max_size=3), st.fixed_dictionaries({"tool_calls": st.one_of(st.lists(call_like, max_size=3), values)}),
+    call_like, call_like, st.lists(call_like, max_size=3), st.fixed_dictionaries({"tool_calls": st.one_of(st.lists(call_like, max_size=3), values)}),
     values,
 )
 
@@ -262,12 +269,12 @@ replies = st.one_of(
 @st.composite
 def model_outputs(draw: Any) -> str:
     """What a small model may answer: prose, JSON, Python literals, cut, mangled, fenced or wrapped in prose."""
-    form = draw(st.sampled_from(["text", "json", "python", "fenced", "prose"]))
+    form = draw(st.sampled_from(["text", "json", "json", "python", "fenced", "prose"]))
     if form == "text":
         return draw(st.text(max_size=200))
     value = draw(replies)
     text = repr(value) if form == "python" else json.dumps(value, ensure_ascii=draw(st.booleans()))
-    for _ in range(draw(st.integers(0, 3))):
+    for _ in range(draw(st.sampled_from([0, 0, 0, 1, 2, 3]))):  # half of them intact, half mangled
         position = draw(st.integers(0, len(text)))
         edit = draw(st.sampled_from(["cut", "insert", "delete", "single-quotes", "trailing-comma"]))
         if edit == "cut":
@@ -325,7 +332,7 @@ def test_parse_reply_and_prepare_never_raise(generated_cases):
     generated_cases["parse_reply + ToolRunner._prepare: generated model outputs"] = generated
     print("parse_reply outcomes:", dict(outcomes))
     assert generated >= PROPERTY_EXAMPLES
-    assert min(outcomes["text"], outcomes["malformed"], outcomes["call ready to run"]) > 100
+    assert min(outcomes["text"], outcomes["malformed"], outcomes["call ready to run"]) > 30  # every outcome is reached
 
 
 type_specs = st.one_of(
@@ -340,17 +347,16 @@ type_specs = st.one_of(
 def manifests(draw: Any) -> ToolManifest:
     names = draw(st.lists(st.sampled_from(["city", "n", "when", "flag", "items", "options", "unit"]), min_size=0, max_size=5, unique=True))
     types = {name: draw(type_specs) for name in names if draw(st.booleans())}
-    required = [name for name in names if draw(st.booleans())]
-    risk = draw(st.one_of(st.none(), st.sampled_from([*RISK_LEVELS, "bogus"])))
+    required = [name for name in names if draw(st.sampled_from([True, False, False]))]
+    risk = draw(st.sampled_from([None, *RISK_LEVELS, "bogus"]))
     return ToolManifest("generated", "A generated tool", {n: f"the {n}" for n in names}, ["a", "b"],
                         parameter_types=types, required=required, risk=risk)
 
 
-parameter_sets = st.one_of(
-    st.dictionaries(st.one_of(st.sampled_from(["city", "n", "when", "flag", "items", "options", "unit"]), st.text(max_size=5)),
-                    values, max_size=6),
-    values,
-)
+parameter_names = st.one_of(st.sampled_from(["city", "n", "when", "flag", "items", "options", "unit"]), st.text(max_size=5))
+plausible = st.one_of(st.text(max_size=5), st.integers(0, 10), st.booleans(), st.sampled_from(["3", "true", "a,b", "[1]", "{}"]))
+usual = st.dictionaries(parameter_names, plausible, max_size=6)  # what a model usually sends
+parameter_sets = st.one_of(usual, usual, usual, st.dictionaries(parameter_names, values, max_size=6), values)
 
 
 def conforms(value: Any, spec: Any) -> bool:
@@ -397,7 +403,9 @@ def test_parameter_validation_ends_in_clean_parameters_or_a_clear_error(generate
         prepared = runner._prepare("generated", params, "call_1")
         if isinstance(prepared, ToolOutcome):
             assert prepared.error.strip()
-            if clean is None:
+            if isinstance(params, str):
+                assert prepared.status == "invalid" and "are not a JSON object" in prepared.error
+            elif clean is None:
                 assert prepared.status == "invalid" and prepared.error.startswith("generated: parameter '")
             else:
                 assert prepared.status == "refused" and manifest.risk in ("write", "execute")
@@ -410,7 +418,7 @@ def test_parameter_validation_ends_in_clean_parameters_or_a_clear_error(generate
     generated_cases["coerce_params + ToolRunner._prepare: generated parameter sets"] = counted.total()
     print("parameter outcomes:", dict(counted))
     assert counted.total() >= PROPERTY_EXAMPLES
-    assert min(counted["invalid"], counted["refused"], counted["ready"]) > 50
+    assert min(counted["invalid"], counted["refused"], counted["ready"]) > 30  # every outcome is reached
 
 
 # ================================================================== path escapes

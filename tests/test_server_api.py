@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 from agent.app import App
 from agent.providers.fake import ScriptedProvider, ToolCall
 from agent.server import create_app
+from agent.server.turns import FairGate
 
 BASE = "http://127.0.0.1:8787"
 TOKEN = "test-token-0123456789abcdef"
@@ -69,7 +70,8 @@ def sse_data(lines: Iterator[str]) -> list[str]:
 
 def page_events(response: Any) -> list[tuple[str, dict[str, Any]]]:
     """The (event, data) pairs of a /api/chat stream."""
-    events, kind = [], None
+    events: list[tuple[str, dict[str, Any]]] = []
+    kind = ""
     for line in response.iter_lines():
         if line.startswith("event: "):
             kind = line[len("event: "):]
@@ -286,6 +288,32 @@ def test_page_stream_reports_every_event_and_approvals_are_answered(riverse_home
     assert "".join(d["text"] for k, d in events if k == "text") == "Saved your note."
 
 
+def test_always_lasts_for_the_conversation_only(riverse_home):
+    (riverse_home / "tools").mkdir()
+    (riverse_home / "tools" / "note.py").write_text(WRITE_TOOL, encoding="utf-8")
+    call = ToolCall("save_note", {"text": "tea"})
+    provider = ScriptedProvider([call, "Saved.", call, "Saved again.", call, "Not saved."])
+    client = client_for(provider, riverse_home, **{"server.approval_timeout": 0.5})
+    with client:
+        asked: list[str] = []
+
+        def answer(reply: str) -> None:
+            wait_until(lambda: client.get("/api/approvals").json()["approvals"], "the approval request")
+            [pending] = client.get("/api/approvals").json()["approvals"]
+            asked.append(pending["conversation_id"])
+            client.post(f"/api/approvals/{pending['id']}", json={"answer": reply})
+
+        helper = threading.Thread(target=answer, args=("always",))
+        helper.start()
+        first = client.post("/v1/chat/completions", json=chat(conversation_id="c1"))
+        helper.join(10)
+        again = client.post("/v1/chat/completions", json=chat(conversation_id="c1"))  # not asked again
+        other = client.post("/v1/chat/completions", json=chat(conversation_id="c2"))  # asked; nobody answers
+    approvals = [r.json()["choices"][0]["message"]["riverse_tool_calls"][0]["approval"] for r in (first, again, other)]
+    assert approvals == ["approved-session", "approved-session", "refused"]
+    assert asked == ["c1"]
+
+
 def test_unanswered_approval_times_out_as_refused(riverse_home):
     (riverse_home / "tools").mkdir()
     (riverse_home / "tools" / "note.py").write_text(WRITE_TOOL, encoding="utf-8")
@@ -321,6 +349,36 @@ def test_conversations_do_not_block_each_other(riverse_home):
         release.set()
         slow_thread.join(10)
     assert results["slow"].json()["choices"][0]["message"]["content"] == "slow answer"
+
+
+def test_fair_gate_serves_waiters_in_arrival_order():
+    gate = FairGate()
+    order: list[int] = []
+    release = threading.Event()
+
+    def holder() -> None:
+        with gate.hold() as waited:
+            order.append(0 if waited == 0.0 else -1)
+            release.wait(20)
+
+    def waiter(n: int) -> None:
+        with gate.hold() as waited:
+            order.append(n if waited > 0 else -n)
+
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    wait_until(lambda: order == [0], "the holder")
+    for n in range(1, 6):
+        threads.append(threading.Thread(target=waiter, args=(n,)))
+        threads[-1].start()
+        wait_until(lambda n=n: gate.waiting == n, f"waiter {n} to queue")
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert order == [0, 1, 2, 3, 4, 5]
+    assert gate.waiting == 0
+    with gate.hold() as waited:  # free again: no wait
+        assert waited == 0.0
 
 
 def test_a_single_generation_model_queues_requests_and_says_how_long(riverse_home):

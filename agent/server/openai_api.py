@@ -158,7 +158,7 @@ async def chat_completions(request: Request) -> JSONResponse | StreamingResponse
     if "answer" not in done:  # the turn failed
         status, kind = (502, "model_error") if done.get("expected") else (500, "server_error")
         raise ApiError(status, done.get("message", "the turn failed"), type=kind)
-    headers[QUEUE_HEADER] = str(round(turn.queue_wait_ms))
+    headers[QUEUE_HEADER] = str(turn.waited_ms)
     message = {"role": "assistant", "content": done["answer"], "riverse_tool_calls": done["tool_calls"]}
     return JSONResponse(
         {

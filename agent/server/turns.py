@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 import time
 import uuid
@@ -187,13 +188,18 @@ class Turn:
         else:  # text, notice
             self.emit(event.kind, text=event.text)
 
+    @property
+    def waited_ms(self) -> int:
+        """Milliseconds this turn queued for the model, rounded up: any wait at all shows."""
+        return math.ceil(self.queue_wait_ms)
+
     def on_wait(self, waited_ms: float) -> None:
         self.queue_wait_ms += waited_ms
-        self.emit("queue", wait_ms=round(waited_ms), total_wait_ms=round(self.queue_wait_ms))
+        self.emit("queue", wait_ms=math.ceil(waited_ms), total_wait_ms=self.waited_ms)
 
     def finish(self, result: TurnResult) -> None:
         self.emit("done", answer=result.answer, conversation_id=result.conversation_id,
-                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=round(self.queue_wait_ms))
+                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms)
 
     def fail(self, error: BaseException) -> None:
         """Report a failed turn: a RiverseError says what to do; anything else stays in the server's log."""
