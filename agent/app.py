@@ -29,6 +29,7 @@ class App:
         provider: Provider | None = None,
     ):
         self.settings = settings or load_settings(config, home=home, overrides=overrides)
+        self._injected = provider
         if provider is not None:
             self.__dict__["provider"] = provider
 
@@ -50,6 +51,8 @@ class App:
 
     def model_label(self) -> str:
         llm = self.settings.llm
+        if self._injected is not None:  # a provider handed in by code (tests, embedding) names itself
+            return str(getattr(self._injected, "name", type(self._injected).__name__))
         if llm.provider == "local":
             return f"local ({llm.model_path or 'Qwen2.5-Coder-0.5B-Instruct Q4_K_M'})"
         return f"{llm.provider}" + (f" · {llm.model}" if llm.model else "")

@@ -110,11 +110,10 @@ def _stringify(data: Any) -> str:
     try:
         return json.dumps(data, ensure_ascii=False, default=str)
     except Exception:  # noqa: BLE001 - a tool's object may refuse to be printed in any way
-        pass
-    try:
-        return repr(data)
-    except Exception as exc:  # noqa: BLE001 - a hostile __repr__, or nesting too deep to print
-        return f"<{type(data).__name__} that cannot be shown as text: {type(exc).__name__}>"
+        try:
+            return repr(data)
+        except Exception as exc:  # noqa: BLE001 - a hostile __repr__, or nesting too deep to print
+            return f"<{type(data).__name__} that cannot be shown as text: {type(exc).__name__}>"
 
 
 class ToolRunner:

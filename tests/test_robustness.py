@@ -35,8 +35,7 @@ from agent.protocol import ARG_KEYS, NAME_KEYS, parse_reply
 from agent.providers.fake import ScriptedProvider, ToolCall
 from agent.runtime import ApprovalGate, ToolOutcome, ToolRunner
 from agent.storage import Store
-from agent.tools import BaseTool, ToolManifest, ToolRegistry, ToolResult
-from agent.tools import web_fetch
+from agent.tools import BaseTool, ToolManifest, ToolRegistry, ToolResult, web_fetch
 from agent.tools._registry import ToolEntry
 from agent.tools._schema import RISK_LEVELS, TYPE_ALIASES, ParameterError, coerce_params
 from agent.tools.file_list import FileListTool
@@ -100,8 +99,8 @@ RUN_FAULTS: dict[str, tuple[str, str, str]] = {
 # file -> source, text expected in its load problem
 LOAD_FAULTS: dict[str, tuple[str, str]] = {
     "import_error.py": ("import riverse_missing_dependency_xyz\n",
-                        "cannot import: ModuleNotFoundError: No module named 'riverse_missing_dependency_xyz' "
-                        "(install it with: pip install riverse_missing_dependency_xyz)"),
+                        ("cannot import: ModuleNotFoundError: No module named 'riverse_missing_dependency_xyz' "
+                         "(install it with: pip install riverse_missing_dependency_xyz)")),
     "import_exit.py": ("import sys\nsys.exit('bye at import')\n", "cannot import: SystemExit: bye at import"),
     "init_raises.py": (TOOL.format(cls="InitRaises", name="init_raises", body="pass")
                        + "\n    def __init__(self, config):\n        raise ValueError('bad config')\n",
@@ -295,6 +294,8 @@ def model_outputs(draw: Any) -> str:
     return text
 
 
+# ast.literal_eval, the parser's last resort, warns about invalid escapes such as "\d" in generated text.
+@pytest.mark.filterwarnings("ignore:invalid escape sequence:DeprecationWarning")
 def test_parse_reply_and_prepare_never_raise(generated_cases):
     runner = ToolRunner(StaticRegistry(Echo(), Count()), gate=default_gate())
     outcomes: Counter[str] = Counter()

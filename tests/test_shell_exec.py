@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
 import time
@@ -110,11 +109,11 @@ def test_output_is_capped_keeping_start_and_end(riverse_home):
 
 def test_a_hanging_command_is_killed_with_everything_it_started(riverse_home):
     started = time.monotonic()
-    result = shell(riverse_home, shell=True, command_timeout=0.5).execute(
+    result = shell(riverse_home, shell=True, command_timeout=2).execute(
         {"command": "echo started; sleep 60 & echo $! > child.pid; wait"}
     )
     assert not result.success
-    assert result.error == "The command did not finish within 0.5 seconds and was stopped. Output so far:\nstarted"
+    assert result.error == "The command did not finish within 2 seconds and was stopped. Output so far:\nstarted"
     assert time.monotonic() - started < 10
     child = int((riverse_home / "workspace" / "child.pid").read_text())
     deadline = time.monotonic() + 10

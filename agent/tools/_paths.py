@@ -18,9 +18,9 @@ from __future__ import annotations
 import codecs
 import os
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from bs4.dammit import UnicodeDammit
 
@@ -94,6 +94,14 @@ class PathRefused(Exception):
         self.values = values
 
 
+def _expand(text: str) -> Path:
+    """``~`` and ``~user`` expanded; a ``~name`` that names no user stays as it is written."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        return Path(text)
+
+
 @dataclass(frozen=True)
 class Root:
     """An allowed folder, as configured (expanded) and as it really is (resolved)."""
@@ -107,13 +115,13 @@ class Roots:
     folders: tuple[Root, ...]
 
     @classmethod
-    def from_config(cls, config: Mapping) -> "Roots":
+    def from_config(cls, config: Mapping) -> Roots:
         """The existing folders of ``config["file_roots"]``, or ``~/Documents``; raises when there is none."""
         configured = [str(r) for r in (config.get("file_roots") or []) if str(r).strip()]
         wanted = configured or [DEFAULT_ROOT]
         folders = []
         for raw in wanted:
-            shown = Path(os.path.normpath(Path(raw).expanduser().absolute()))
+            shown = Path(os.path.normpath(_expand(raw).absolute()))
             if shown.is_dir():
                 folders.append(Root(shown, shown.resolve()))
         if not folders:
@@ -163,7 +171,7 @@ class Roots:
         return real
 
     def _check(self, text: str, given: str, *, lookalike: bool) -> Path:
-        path = Path(text).expanduser()
+        path = _expand(text)
         joined = path if path.is_absolute() else self.first / path
         if not self.contains(Path(os.path.normpath(joined)), resolved=False):
             key = "lookalike" if lookalike else ("dotdot" if ".." in path.parts else "outside")

@@ -6,7 +6,7 @@ the limits exist to keep the agent safe, so a typo must never remove one.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 
 def positive(section: Mapping, key: str, default: float) -> float:

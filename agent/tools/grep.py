@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from agent.tools._base import BaseTool, ToolManifest, ToolResult
 from agent.tools._i18n_text import failure, pick, tool_section

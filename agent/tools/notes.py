@@ -154,10 +154,10 @@ class NotesTool(BaseTool):
                 note = notes.add(text)
                 return ToolResult(success=True, data=pick(_TEXT["added"], lang, id=note.id, text=note.text))
             if action == "delete":
-                note = notes.delete(params["id"])
-                if note is None:
+                removed = notes.delete(params["id"])
+                if removed is None:
                     return failure(_TEXT["no_such_note"], lang, id=params["id"])
-                return ToolResult(success=True, data=pick(_TEXT["deleted"], lang, id=note.id, text=note.text))
+                return ToolResult(success=True, data=pick(_TEXT["deleted"], lang, id=removed.id, text=removed.text))
             if action == "search":
                 found = notes.search(text, positive_int(section, "search_limit", SEARCH_LIMIT))
                 if not found:

@@ -14,6 +14,7 @@ Settings (``tools.shell_exec``): ``enabled`` (default false), ``cwd`` (default t
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
@@ -21,7 +22,7 @@ import signal
 import subprocess
 import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, cast
 
 from agent.tools._base import BaseTool, ToolManifest, ToolResult
 from agent.tools._i18n_text import failure, pick, tool_section
@@ -124,7 +125,7 @@ class _Capture:
         self.tail = bytearray()
         self.total = 0
 
-    def drain(self, stream: IO[bytes]) -> None:
+    def drain(self, stream: io.BufferedReader) -> None:
         for chunk in iter(lambda: stream.read1(65536), b""):
             self.total += len(chunk)
             room = max(0, self.head_limit - len(self.head))
@@ -221,7 +222,8 @@ class ShellExecTool(BaseTool):
         lang = self.language
         timeout = positive(self._section, "command_timeout", COMMAND_TIMEOUT)
         capture = _Capture(positive_int(self._section, "max_output_chars", MAX_OUTPUT_CHARS))
-        reader = threading.Thread(target=capture.drain, args=(process.stdout,), name="riverse-shell-output", daemon=True)
+        stdout = cast(io.BufferedReader, process.stdout)  # a pipe: it was opened with stdout=PIPE
+        reader = threading.Thread(target=capture.drain, args=(stdout,), name="riverse-shell-output", daemon=True)
         reader.start()
         try:
             status = process.wait(timeout)
@@ -231,7 +233,7 @@ class ShellExecTool(BaseTool):
             status = None
         reader.join(2.0)  # a background child that kept the pipe open must not hold the answer
         if not reader.is_alive():
-            process.stdout.close()
+            stdout.close()
         output = capture.text(lang).strip() or pick(_TEXT["no_output"], lang)
         if status is None:
             return failure(_TEXT["timeout"], lang, timeout=f"{timeout:g}", output=output)

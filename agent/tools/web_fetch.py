@@ -39,8 +39,8 @@ USER_AGENT = f"Riverse/{__version__} (personal agent; web_fetch)"
 _DROPPED = ["script", "style", "nav", "noscript", "template", "svg", "iframe", "head"]
 _BLOCKS = ["p", "div", "section", "article", "main", "header", "footer", "aside", "li", "ul", "ol", "tr",
            "table", "pre", "blockquote", "dd", "dt", "figure", "figcaption", "h1", "h2", "h3", "h4", "h5", "h6"]
-_HEADING = re.compile(r"^h([1-6])$")
-_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/javascript")
+_HEADING = re.compile(r"^h[1-6]$")
+_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml")
 
 _MANIFEST: dict[str, dict[str, Any]] = {
     "en": {
@@ -178,7 +178,7 @@ def html_to_text(markup: bytes, encoding: str | None = None) -> tuple[str, str]:
     for tag in soup.find_all(_DROPPED):
         tag.decompose()
     for heading in soup.find_all(_HEADING):
-        heading.insert(0, "#" * int(_HEADING.match(heading.name).group(1)) + " ")
+        heading.insert(0, "#" * int(heading.name[1]) + " ")  # h1..h6
     for tag in soup.find_all(_BLOCKS):
         tag.insert_before("\n")
         tag.insert_after("\n")
@@ -217,8 +217,9 @@ class WebFetchTool(BaseTool):
         if not url:
             return failure(_TEXT["no_url"], lang)
         timeout = positive(self._section, "request_timeout", REQUEST_TIMEOUT)
+        deadline = time.monotonic() + timeout  # for the whole fetch: every redirect and the body
         try:
-            response, final_url = self._get(url, time.monotonic() + timeout)
+            response, final_url = self._get(url, deadline)
         except Refused as exc:
             return self._refusal(exc, url)
         except requests.Timeout:
@@ -226,7 +227,7 @@ class WebFetchTool(BaseTool):
         except requests.RequestException as exc:
             return failure(_TEXT["unreachable"], lang, url=url, reason=type(exc).__name__)
         with response:
-            return self._read(response, final_url, time.monotonic() + timeout)
+            return self._read(response, final_url, deadline)
 
     def _refusal(self, exc: Refused, url: str) -> ToolResult:
         lang = self.language

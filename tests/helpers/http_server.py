@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 
@@ -64,11 +65,11 @@ class LocalServer:
     def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
         return f"http://{host}:{self.port}{path}"
 
-    def __enter__(self) -> "LocalServer":
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
