@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,13 @@ class ParsedReply:
     error: str = ""
 
 
+def _literal(text: str) -> Any:
+    """``ast.literal_eval`` without the SyntaxWarnings that model text full of backslashes provokes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.literal_eval(text)
+
+
 def _loads_lenient(text: str) -> Any:
     try:
         return json.loads(text)
@@ -49,12 +57,12 @@ def _loads_lenient(text: str) -> Any:
     except (json.JSONDecodeError, RecursionError):
         pass
     try:
-        return ast.literal_eval(fixed)
+        return _literal(fixed)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
     py = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", fixed)))
     try:
-        return ast.literal_eval(py)
+        return _literal(py)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         raise ValueError("not valid JSON") from None
 

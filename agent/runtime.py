@@ -107,6 +107,8 @@ def _stringify(data: Any) -> str:
         return data
     if data is None:
         return ""
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data).decode("utf-8", errors="replace")
     try:
         return json.dumps(data, ensure_ascii=False, default=str)
     except Exception:  # noqa: BLE001 - a tool's object may refuse to be printed in any way

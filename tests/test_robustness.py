@@ -86,7 +86,7 @@ RUN_FAULTS: dict[str, tuple[str, str, str]] = {
               "tool 'hangs' did not finish within 0.2 s and was abandoned"),
     "huge": ("return ToolResult(True, 'x' * 5_000_000)", "ok", "[... 4998000 more characters cut]"),
     "dict_data": ("return ToolResult(True, {'temp': 21, 'unit': 'C'})", "ok", '{"temp": 21, "unit": "C"}'),
-    "bytes_data": ("return ToolResult(True, b'\\xff\\x00raw')", "ok", "x00raw'"),  # shown as its repr
+    "bytes_data": ("return ToolResult(True, b'\\xff\\x00raw')", "ok", "\ufffd\x00raw"),  # decoded as UTF-8
     "hostile_data": ("return ToolResult(True, Hostile())", "ok", "<Hostile that cannot be shown as text: ValueError>"),
     "deep_data": ("data = []\n        for _ in range(100_000):\n            data = [data]\n        return ToolResult(True, data)",
                   "ok", "<list that cannot be shown as text: RecursionError>"),

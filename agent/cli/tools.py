@@ -18,19 +18,6 @@ def tools() -> None:
     """List, run, create, check and evaluate tools."""
 
 
-def entry_dict(entry: Any) -> dict[str, Any]:
-    m = entry.manifest
-    return {
-        **m.to_dict(),
-        "risk_level": m.risk_level,
-        "source": entry.path,
-        "origin": entry.origin,
-        "class": entry.class_name,
-        "available": entry.available,
-        "reason": entry.reason,
-    }
-
-
 @tools.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print tools and load problems as JSON.")
 @pass_state
@@ -44,20 +31,7 @@ def list_tools(state: State, as_json: bool) -> None:
     active = {name: registry.entry(name) for name in registry.names()}
     problems = registry.problems
     if as_json:
-        items = []
-        for e in entries:
-            item = entry_dict(e)
-            item["active"] = active.get(e.name) is e
-            if e.available and not item["active"]:
-                item["reason"] = f"overridden by {active[e.name].path}" if e.name in active else item["reason"]
-            items.append(item)
-        print_json({
-            "tools": items,
-            "problems": [
-                {"path": p.path, "line": p.line, "class": p.class_name, "level": p.level, "message": p.message}
-                for p in problems
-            ],
-        })
+        print_json(registry.describe())
         return
     out = console()
     lang = state.app.language

@@ -23,7 +23,6 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from agent import __version__
-from agent.cli.tools import entry_dict
 from agent.server.errors import ApiError, read_json_object
 from agent.server.openai_api import CONVERSATION_HEADER, SSE_HEADERS, conversation_id_from
 from agent.server.turns import ANSWERS, Turn, TurnService
@@ -52,14 +51,7 @@ def info(request: Request) -> dict[str, Any]:
 def list_tools(request: Request) -> dict[str, Any]:
     registry = _turns(request).app.registry
     registry.refresh()
-    tools = []
-    for entry in registry.entries(include_unavailable=True):
-        item = entry_dict(entry)
-        item["active"] = registry.entry(entry.name) is entry
-        tools.append(item)
-    problems = [{"path": p.path, "line": p.line, "class": p.class_name, "level": p.level, "message": p.message}
-                for p in registry.problems]
-    return {"tools": tools, "problems": problems}
+    return registry.describe()
 
 
 @router.get("/conversations")

@@ -49,6 +49,9 @@ class LoadProblem:
     class_name: str | None = None
     level: str = "error"  # error | warning | info
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "class": self.class_name, "level": self.level, "message": self.message}
+
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         who = f" {self.class_name}:" if self.class_name else ""
@@ -231,6 +234,27 @@ class ToolRegistry:
     def files(self) -> list[str]:
         """Every tool file this registry has read, by path."""
         return sorted(str(p) for p in self._files)
+
+    def describe(self) -> dict[str, Any]:
+        """Every discovered tool (active, overridden or unavailable, and why) and every load problem,
+        as plain data for ``riverse tools list --json`` and the server's ``/api/tools``."""
+        tools = []
+        for e in self.entries(include_unavailable=True):
+            active = self._tools.get(e.name)
+            reason = e.reason
+            if e.available and active is not e and active is not None:
+                reason = f"overridden by {active.path}"
+            tools.append({
+                **e.manifest.to_dict(),
+                "risk_level": e.manifest.risk_level,
+                "source": e.path,
+                "origin": e.origin,
+                "class": e.class_name,
+                "available": e.available,
+                "active": active is e,
+                "reason": reason,
+            })
+        return {"tools": tools, "problems": [p.to_dict() for p in self.problems]}
 
     @property
     def problems(self) -> list[LoadProblem]:
