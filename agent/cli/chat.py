@@ -60,7 +60,7 @@ def terminal_approver(language: str):
         )
         while True:
             try:
-                answer = click.prompt(">", default="n", show_default=False, err=True).strip().lower()
+                answer = click.prompt("", prompt_suffix="> ", default="n", show_default=False, err=True).strip().lower()
             except (EOFError, click.Abort):
                 return "no"
             if answer in ("y", "yes", "n", "no", "a", "always"):

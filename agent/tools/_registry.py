@@ -32,6 +32,7 @@ from agent.tools._base import BaseTool, ToolManifest
 from agent.tools._validate import execute_problem, manifest_problems
 
 ENTRY_POINT_GROUP = "riverse.tools"
+_FAILED = object()  # what a guarded call of a tool author's method returns when it raised
 BUILTIN_DIR = Path(__file__).resolve().parent
 
 # Precedence of sources (higher wins).
@@ -430,28 +431,29 @@ class ToolRegistry:
                 problems.append(LoadProblem(str(path), f"does not implement {missing}(); a tool needs manifest() and execute()", **where))
             return None
         config = self._tool_config()
-        try:
-            tool = cls(config)
-        except BaseException as exc:  # noqa: BLE001
-            if isinstance(exc, KeyboardInterrupt):
+
+        def guarded(what: str, fn: Any) -> Any:
+            """Call a tool author's method; anything it raises (even SystemExit) becomes a problem."""
+            try:
+                return fn()
+            except KeyboardInterrupt:
                 raise
-            problems.append(LoadProblem(str(path), f"__init__(config) raised {_describe(exc)}",
-                                        line=_error_line(exc, path) or line, class_name=cls.__name__))
+            except BaseException as exc:  # noqa: BLE001
+                problems.append(LoadProblem(str(path), f"{what} raised {_describe(exc)}",
+                                            line=_error_line(exc, path) or line, class_name=cls.__name__))
+                return _FAILED
+
+        tool = guarded("__init__(config)", lambda: cls(config))
+        if tool is _FAILED:
             return None
-        try:
-            manifest = tool.manifest()
-        except BaseException as exc:  # noqa: BLE001
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            problems.append(LoadProblem(str(path), f"manifest() raised {_describe(exc)}",
-                                        line=_error_line(exc, path) or line, class_name=cls.__name__))
+        manifest = guarded("manifest()", tool.manifest)
+        if manifest is _FAILED:
             return None
         found = manifest_problems(manifest, self.config.get("language"))
-        errors = [p for p in found if p.level == "error"]
         manifest_line = _class_line(cls.manifest) or line
         for p in found:
             problems.append(LoadProblem(str(path), p.message, line=manifest_line, class_name=cls.__name__, level=p.level))
-        if errors:
+        if any(p.level == "error" for p in found):
             return None
         call_problem = execute_problem(tool)
         if call_problem:
@@ -473,26 +475,15 @@ class ToolRegistry:
             entry.available = False
             entry.reason = f"disabled in settings (tools.{manifest.name}.enabled: false)"
             return entry
-        try:
-            available = tool.is_available()
-        except BaseException as exc:  # noqa: BLE001
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            problems.append(LoadProblem(str(path), f"is_available() raised {_describe(exc)}",
-                                        line=_error_line(exc, path) or line, class_name=cls.__name__))
+        available = guarded("is_available()", tool.is_available)
+        if available is _FAILED:
             entry.available = False
-            entry.reason = f"is_available() raised {_describe(exc)}"
-            return entry
-        if not available:
+            entry.reason = problems[-1].message
+        elif not available:
             entry.available = False
-            reason = getattr(tool, "unavailable_reason", None)
-            try:
-                reason = reason() if callable(reason) else reason
-            except BaseException as exc:  # noqa: BLE001 - even SystemExit, like every other tool method
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                reason = None
-            entry.reason = str(reason) if reason else "is_available() returned False"
+            explain = getattr(tool, "unavailable_reason", None)
+            reason = guarded("unavailable_reason()", explain) if callable(explain) else explain
+            entry.reason = str(reason) if reason and reason is not _FAILED else "is_available() returned False"
         return entry
 
     def _resolve(self) -> None:
