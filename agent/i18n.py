@@ -168,6 +168,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ja": "サーバーのトークンが短すぎてネットワークのアドレスを守れません：{count} 文字以上にしてください"
               "（例：python -c \"import secrets; print(secrets.token_urlsafe(24))\"）",
     },
+    "model.name": {"en": "Model", "zh": "模型", "ja": "モデル"},
+    "model.path": {"en": "File", "zh": "文件", "ja": "ファイル"},
+    "model.size": {"en": "Size", "zh": "大小", "ja": "サイズ"},
+    "model.default": {"en": "the default model", "zh": "默认模型", "ja": "既定のモデル"},
+    "model.custom": {"en": "set by llm.model_path", "zh": "由 llm.model_path 指定", "ja": "llm.model_path で指定"},
+    "model.not_used": {
+        "en": "The provider is {provider}: this file is used only with the local provider (llm.provider: local).",
+        "zh": "当前提供方是 {provider}：只有本地提供方（llm.provider: local）才会使用这个文件。",
+        "ja": "現在のプロバイダーは {provider} です。このファイルはローカルプロバイダー（llm.provider: local）でのみ使われます。",
+    },
+    "model.repair_custom": {
+        "en": "--repair reassembles the default model, but llm.model_path is set ({path}); replace that file yourself, or remove llm.model_path to use the default model.",
+        "zh": "--repair 只会重新组装默认模型，但已设置 llm.model_path（{path}）；请自行替换该文件，或删除 llm.model_path 以使用默认模型。",
+        "ja": "--repair は既定のモデルを組み立て直しますが、llm.model_path（{path}）が設定されています。そのファイルはご自身で置き換えるか、llm.model_path を外して既定のモデルを使ってください。",
+    },
     "error.prefix": {"en": "Error", "zh": "错误", "ja": "エラー"},
 }
 

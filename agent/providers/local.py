@@ -1,0 +1,507 @@
+"""The embedded default provider: a GGUF model run in-process by llama.cpp (``llama-cpp-python``).
+
+Nothing heavy happens at import: ``llama_cpp`` is imported, and the model file assembled, verified
+and loaded, when the model is first needed. The model then stays loaded for the life of the
+provider, and one lock serialises its use (llama.cpp runs one generation at a time; the CLI and the
+HTTP server share one provider).
+
+Two ways to use it:
+
+- :meth:`LocalProvider.complete`, the generic provider interface: the conversation is rendered with
+  the model's own chat template, the answer is streamed, and ``json_schema`` becomes a grammar.
+- :meth:`LocalProvider.open_reply`, a :class:`ReplyCursor` on the assistant's reply, for the router
+  (``agent.routing``): it scores options for what comes next and writes the reply greedily, so a
+  tool decision costs a few forward passes instead of a sampled JSON document.
+
+Prompt-prefix caching: consecutive prompts share the longest common prefix of the KV cache. A reply
+opened with ``keep=n`` also snapshots the KV state of its first ``n`` messages (the router's
+unchanging tool prompt), in memory and on disk, so after another prompt (an answer), or in a new
+process, that prefix comes back in milliseconds instead of being evaluated again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from agent.model_files import ensure_default_model, verify_model_file
+from agent.providers.base import Completion, ProviderError, TextCallback
+
+INSTALL_HINT = "pip install 'llama-cpp-python==0.3.36'"
+#: prefix snapshots kept on disk (about 12 KB per token with the default model)
+MAX_SNAPSHOT_FILES = 4
+#: prefix snapshots kept in memory (about 25 MB each with the default model)
+MAX_SNAPSHOTS = 4
+#: how many of the likeliest tokens a copied value may choose from at each step
+COPY_CANDIDATES = 40
+
+
+def import_llama_cpp() -> Any:
+    """The ``llama_cpp`` module, or an error that says what to install."""
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise ProviderError(
+            f"the embedded model needs the llama-cpp-python package, which cannot be imported ({exc}). "
+            f"Install it with: {INSTALL_HINT} - or choose another provider, e.g. riverse -p ollama chat"
+        ) from None
+    return llama_cpp
+
+
+class _Context:
+    """One llama.cpp context: what it has evaluated, prefix reuse, KV snapshots. Not thread-safe."""
+
+    def __init__(self, llm: Any, lib: Any, cache_dir: Path | None, file_key: str):
+        self.llm = llm
+        self.lib = lib
+        self.cache_dir = cache_dir
+        self.file_key = file_key
+        self.snapshots: list[tuple[list[int], bytes]] = []
+        self.vocab = lib.llama_model_get_vocab(llm.model)
+
+    @property
+    def tokens(self) -> list[int]:
+        return [int(t) for t in self.llm.input_ids[: self.llm.n_tokens]]
+
+    def truncate(self, count: int) -> None:
+        """Forget everything after the first ``count`` tokens."""
+        self.llm.n_tokens = count
+        self.lib.llama_memory_seq_rm(self.lib.llama_get_memory(self.llm.ctx), 0, count, -1)
+
+    def prepare(self, tokens: list[int]) -> None:
+        """Hold ``tokens[:-1]`` evaluated, reusing the longest cached prefix (context or snapshot)."""
+        target = len(tokens) - 1
+        done = self.tokens
+        common = 0
+        while common < min(len(done), target) and done[common] == tokens[common]:
+            common += 1
+        better = [s for s in self.snapshots if common < len(s[0]) <= target and tokens[: len(s[0])] == s[0]]
+        if better:
+            self.restore(max(better, key=lambda s: len(s[0])))
+            common = self.llm.n_tokens  # the snapshot's length, or 0 when it could not be restored
+        self.truncate(common)
+        if common < target:
+            self.llm.eval(tokens[common:target])
+
+    def feed(self, tokens: list[int]) -> Any:
+        """Evaluate ``tokens`` after what is held; return the logits of the next token (a copy)."""
+        import numpy as np
+
+        self.llm.eval(tokens)
+        raw = self.lib.llama_get_logits(self.llm.ctx)
+        return np.ctypeslib.as_array(raw, shape=(self.llm.n_vocab(),)).copy()
+
+    def is_control(self, token: int) -> bool:
+        return bool(self.lib.llama_vocab_is_eog(self.vocab, token) or self.lib.llama_vocab_is_control(self.vocab, token))
+
+    # ----------------------------------------------------------------------------- snapshots
+    def keep(self, prefix: list[int]) -> None:
+        """Snapshot the KV state of ``prefix``: from disk if saved before, else evaluated now (and saved)."""
+        if any(tokens == prefix for tokens, _ in self.snapshots):
+            return
+        if not self.load_file(prefix):
+            self.prepare(prefix + [0])
+        if self.tokens != prefix:
+            return
+        size = self.lib.llama_state_seq_get_size(self.llm.ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = self.lib.llama_state_seq_get_data(self.llm.ctx, buffer, size, 0)
+        self.snapshots = self.snapshots[-(MAX_SNAPSHOTS - 1):] + [(list(prefix), bytes(buffer)[:written])]
+        self.save_file(prefix)
+
+    def restore(self, snapshot: tuple[list[int], bytes]) -> bool:
+        tokens, data = snapshot
+        self.truncate(0)
+        source = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if not self.lib.llama_state_seq_set_data(self.llm.ctx, source, len(data), 0):
+            self.snapshots.remove(snapshot)
+            return False
+        self.llm.input_ids[: len(tokens)] = tokens
+        self.llm.n_tokens = len(tokens)
+        return True
+
+    def snapshot_file(self, prefix: list[int]) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        digest = hashlib.sha256(json.dumps([self.file_key, self.llm.n_ctx(), prefix]).encode()).hexdigest()[:32]
+        return self.cache_dir / f"prefix-{digest}.kv"
+
+    def load_file(self, prefix: list[int]) -> bool:
+        path = self.snapshot_file(prefix)
+        if path is None or not path.is_file():
+            return False
+        self.truncate(0)
+        capacity = len(prefix)
+        tokens = (self.lib.llama_token * capacity)()
+        count = ctypes.c_size_t(0)
+        loaded = self.lib.llama_state_seq_load_file(self.llm.ctx, str(path).encode(), 0, tokens, capacity, ctypes.byref(count))
+        if not loaded or count.value != capacity or list(tokens) != prefix:
+            self.truncate(0)
+            path.unlink(missing_ok=True)
+            return False
+        self.llm.input_ids[:capacity] = prefix
+        self.llm.n_tokens = capacity
+        os.utime(path)  # most recently used
+        return True
+
+    def save_file(self, prefix: list[int]) -> None:
+        path = self.snapshot_file(prefix)
+        if path is None or path.exists():
+            return
+        scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tokens = (self.lib.llama_token * len(prefix))(*prefix)
+            if self.lib.llama_state_seq_save_file(self.llm.ctx, str(scratch).encode(), 0, tokens, len(prefix)):
+                os.replace(scratch, path)
+            kept = sorted(path.parent.glob("prefix-*.kv"), key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in kept[MAX_SNAPSHOT_FILES:]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+        finally:
+            scratch.unlink(missing_ok=True)
+
+
+class LocalProvider:
+    """An in-process llama.cpp model; see the module docstring."""
+
+    name = "local"
+    supports_native_tools = False
+    preferred_protocol = "router"
+    #: one generation at a time (the server queues requests for it first come, first served)
+    concurrency = 1
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike | None = None,
+        *,
+        models_dir: str | os.PathLike | None = None,
+        cache_dir: str | os.PathLike | None = None,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        temperature: float = 0.2,
+        max_tokens: int = 512,
+        language: str = "en",
+    ):
+        if model_path is None and models_dir is None:
+            raise ValueError("LocalProvider needs a model_path, or the models_dir where the default model lives")
+        self.model_path = Path(model_path).expanduser() if model_path else None
+        self.models_dir = Path(models_dir).expanduser() if models_dir else Path(".")
+        self.cache_dir = Path(cache_dir).expanduser() if cache_dir else None
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.language = language
+        #: seconds llama.cpp took to load the model (None until loaded)
+        self.load_seconds: float | None = None
+        self._lock = threading.RLock()
+        self._context: _Context | None = None
+        self._formatters: tuple[Any, Any] = (None, None)
+        self._grammars: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------------------- loading
+    def resolve_model_file(self) -> Path:
+        """The GGUF file to run: ``llm.model_path`` checked, or the default model (assembled and verified if needed)."""
+        if self.model_path is not None:
+            status = verify_model_file(self.model_path, None, None, language=self.language)
+            if status.verified is False:
+                raise ProviderError(status.message)
+            return self.model_path
+        return ensure_default_model(self.models_dir, progress=True, language=self.language)
+
+    def load(self) -> None:
+        """Load the model now instead of on first use (assembling and verifying the default model if needed)."""
+        with self._lock:
+            if self._context is None:
+                self._load()
+
+    @property
+    def context(self) -> _Context:
+        """The loaded model's context (the model is loaded on first use)."""
+        self.load()
+        assert self._context is not None  # set by _load
+        return self._context
+
+    def _load(self) -> None:
+        lib = import_llama_cpp()
+        path = self.resolve_model_file()
+        started = time.perf_counter()
+        try:
+            llm = lib.Llama(
+                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ProviderError(f"llama.cpp could not load {path}: {exc}. Is it a complete GGUF chat model?") from None
+        self.load_seconds = time.perf_counter() - started
+        stat = path.stat()
+        self._formatters = _formatters(llm)
+        self._context = _Context(llm, lib, self.cache_dir, f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}")
+
+    # -------------------------------------------------------------------------------- tokens
+    def tokenize(self, text: str) -> list[int]:
+        """Plain text to tokens (special-token markup in ``text`` stays text)."""
+        return self.context.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    def render(self, messages: list[dict[str, Any]], *, open_reply: bool = True) -> list[int]:
+        """``messages`` in the model's chat template, as tokens; ``open_reply`` adds the assistant's opening."""
+        llm = self.context.llm
+        result = self._formatters[0 if open_reply else 1](messages=_plain(messages))
+        return llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+
+    # ---------------------------------------------------------------------------- interfaces
+    @contextmanager
+    def open_reply(self, messages: list[dict[str, Any]], *, keep: int = 0) -> Iterator[ReplyCursor]:
+        """A cursor at the start of the assistant's reply to ``messages``; holds the model's lock.
+
+        ``keep``: the first ``keep`` messages form a prefix that will come back (the router's tool
+        prompt); its KV state is snapshotted so it is evaluated once, ever.
+        """
+        with self._lock:
+            context = self.context
+            tokens = self.render(messages)
+            self._check_room(tokens)
+            if keep:
+                prefix = self.render(messages[:keep], open_reply=False)
+                if prefix == tokens[: len(prefix)]:
+                    context.keep(prefix)
+            context.prepare(tokens)
+            yield ReplyCursor(self, context, context.feed(tokens[-1:]))
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        on_text: TextCallback | None = None,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """The assistant's next message, streamed to ``on_text``.
+
+        ``tools`` is ignored: there is no native function calling here (the router or the JSON
+        protocol handle tools). ``json_schema`` constrains the output with a llama.cpp grammar and
+        makes decoding greedy.
+        """
+        with self._lock:
+            context = self.context
+            tokens = self.render(messages)
+            room = self._check_room(tokens)
+            grammar = self._grammar(json_schema) if json_schema else None
+            context.prepare(tokens)
+            pieces: list[str] = []
+            stream = context.llm.create_completion(
+                tokens,
+                max_tokens=min(max_tokens or self.max_tokens, room),
+                temperature=0.0 if json_schema else self.temperature,
+                grammar=grammar,
+                stream=True,
+            )
+            try:
+                for chunk in stream:
+                    piece = chunk["choices"][0]["text"]
+                    if piece:
+                        pieces.append(piece)
+                        if on_text:
+                            on_text(piece)
+            finally:
+                stream.close()  # also when on_text raised: the model is free again before the lock is
+            return Completion(text="".join(pieces))
+
+    def _check_room(self, tokens: list[int]) -> int:
+        room = self.n_ctx - len(tokens)
+        if room < 16:
+            raise ProviderError(
+                f"the conversation ({len(tokens)} tokens) does not fit the model's context of {self.n_ctx} tokens; "
+                "start a new conversation, or lower llm.history_turns, or raise llm.n_ctx"
+            )
+        return room
+
+    def _grammar(self, schema: dict[str, Any]) -> Any:
+        key = json.dumps(schema, sort_keys=True, ensure_ascii=False)
+        if key not in self._grammars:
+            from llama_cpp import LlamaGrammar
+
+            try:
+                self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+            except (ValueError, RuntimeError, KeyError, TypeError) as exc:
+                raise ProviderError(f"llama.cpp cannot turn this JSON schema into a grammar: {exc}") from None
+        return self._grammars[key]
+
+
+class ReplyCursor:
+    """The assistant's reply being written: score what may come next, or write it (greedily).
+
+    Obtained from :meth:`LocalProvider.open_reply` and valid only inside its ``with`` block.
+    """
+
+    def __init__(self, provider: LocalProvider, context: _Context, logits: Any):
+        self._provider = provider
+        self._context = context
+        self._logits = logits
+
+    def mark(self) -> tuple[int, Any]:
+        """A point in the reply to :meth:`rewind` to."""
+        return self._context.llm.n_tokens, self._logits
+
+    def rewind(self, mark: tuple[int, Any]) -> None:
+        """Forget what was written after ``mark``."""
+        count, self._logits = mark
+        self._context.truncate(count)
+
+    def extend(self, text: str) -> None:
+        """Append ``text`` to the reply (evaluated in one batch)."""
+        tokens = self._provider.tokenize(text)
+        if tokens:
+            self._logits = self._context.feed(tokens)
+
+    def option_logprobs(self, options: list[str]) -> dict[str, float]:
+        """Log-probability of each option as the reply's continuation, normalised over the options.
+
+        The options are walked as a token trie: each branch point past the first costs one forward
+        pass, a token only one option can take costs nothing. End every option with a delimiter (a
+        closing quote) so that none is a prefix of another. The reply is left as it was.
+        """
+        import numpy as np
+
+        context = self._context
+        sequences = {option: self._provider.tokenize(option) for option in dict.fromkeys(options)}
+        base = context.tokens
+        scores = {option: float("-inf") for option in sequences}
+        pending: list[tuple[list[int], list[str], float]] = [([], [o for o, s in sequences.items() if s], 0.0)]
+        while pending:
+            prefix, members, total = pending.pop()
+            branches: dict[int, list[str]] = {}
+            for option in members:
+                sequence = sequences[option]
+                if len(sequence) > len(prefix):
+                    branches.setdefault(sequence[len(prefix)], []).append(option)
+                else:
+                    scores[option] = total
+            if len(branches) == 1:
+                (token, group), = branches.items()
+                pending.append((prefix + [token], group, total))
+                continue
+            if not branches:
+                continue
+            if prefix:
+                context.prepare(base + prefix)
+                logits = context.feed(prefix[-1:])
+            else:
+                logits = self._logits
+            values = np.array([logits[token] for token in branches], dtype=np.float64)
+            for (token, group), value in zip(branches.items(), values - np.logaddexp.reduce(values)):
+                pending.append((prefix + [token], group, total + float(value)))
+        context.truncate(len(base))
+        return scores
+
+    def until(
+        self, stop: str, max_tokens: int = 48, *, allowed: Callable[[bytes], bool] | None = None, copy_from: str | None = None
+    ) -> str:
+        """Write greedily until ``stop`` (one character), a line end or the end of the reply.
+
+        ``allowed`` (checked on the UTF-8 text after every token) limits what may be written, e.g.
+        to a number; ``copy_from`` limits it to a piece of that text (copying a value out of the
+        user's message). The likeliest of the model's top candidates that keeps the text acceptable
+        is taken; when none does (the model meant something else), the text ends.
+        Returns the text before the end; the reply then continues after ``stop``, which is written
+        even when the model ended otherwise.
+        """
+        context = self._context
+        checks = [check for check in (allowed, _substring_of(copy_from)) if check is not None]
+        produced = b""
+        stop_bytes = stop.encode("utf-8")
+        for _ in range(max_tokens):
+            token, piece = self._next_piece(produced, checks, stop_bytes)
+            if token is None:
+                break
+            ends = [i for i in (piece.find(stop_bytes), piece.find(b"\n")) if i >= 0]
+            if ends:
+                tail = piece[: min(ends)]
+                produced += tail
+                self.extend(tail.decode("utf-8", "ignore") + stop)
+                return produced.decode("utf-8", "ignore")
+            produced += piece
+            self._logits = context.feed([token])
+        self.extend(stop)
+        return produced.decode("utf-8", "ignore")
+
+    def _next_piece(self, produced: bytes, checks: list[Callable[[bytes], bool]], stop: bytes) -> tuple[int | None, bytes]:
+        """The greedy next token and its text; with ``checks``, the likeliest of the top candidates
+        whose text, up to ``stop``, passes them all."""
+        import numpy as np
+
+        context = self._context
+        if not checks:
+            token = int(self._logits.argmax())
+            return (None, b"") if context.is_control(token) else (token, context.llm.detokenize([token]))
+        top = np.argpartition(self._logits, -COPY_CANDIDATES)[-COPY_CANDIDATES:]
+        for token in top[np.argsort(-self._logits[top])]:
+            token = int(token)
+            if context.is_control(token):
+                return None, b""
+            piece = context.llm.detokenize([token])
+            end = piece.find(stop)
+            text = produced + (piece if end < 0 else piece[:end])
+            if all(check(text) for check in checks):
+                return token, piece
+        return None, b""
+
+
+def _substring_of(source: str | None) -> Callable[[bytes], bool] | None:
+    if source is None:
+        return None
+    encoded = source.encode("utf-8")
+    return lambda text: text in encoded
+
+
+def _formatters(llm: Any) -> tuple[Any, Any]:
+    """Renderers of the model's chat template, with and without the assistant's opening."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ProviderError("the model file has no chat template (tokenizer.chat_template); use an instruction-tuned GGUF model")
+
+    def text(token: int) -> str:
+        return llm.detokenize([token], special=True).decode("utf-8", "replace") if token >= 0 else ""
+
+    eos, bos = text(llm.token_eos()), text(llm.token_bos())
+    return (
+        Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos, add_generation_prompt=True),
+        Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos, add_generation_prompt=False),
+    )
+
+
+def _plain(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages as a plain chat template expects them: text content; tool results become user turns."""
+    out = []
+    for message in messages:
+        content = message.get("content") or ""
+        if not isinstance(content, str):
+            content = json.dumps(content, ensure_ascii=False, default=str)
+        out.append({"role": "user" if message.get("role") == "tool" else message.get("role", "user"), "content": content})
+    return out
+
+
+def from_settings(settings: Any) -> LocalProvider:
+    llm = settings.llm
+    return LocalProvider(
+        llm.model_path,
+        models_dir=settings.models_dir,
+        cache_dir=settings.home / "cache",
+        n_ctx=llm.n_ctx,
+        n_threads=llm.n_threads,
+        temperature=llm.temperature,
+        max_tokens=llm.max_tokens,
+        language=settings.language,
+    )

@@ -1,0 +1,476 @@
+"""The router: tool decisions that a small local model gets right, then a short grounded answer.
+
+A 0.5B model asked to write a JSON tool call picks the wrong tool, invents calls for small talk and
+misspells parameter names. The router asks it a narrower question and reads the answer from its
+probabilities instead of its prose (``bench/routing`` measures each of these levers):
+
+1. **One fixed prompt, cached.** The system prompt lists the tools (name, description, parameters)
+   and is followed by few-shot turns made from the manifests' ``examples`` (plus a few built-in
+   messages that need no tool, in three languages). Only the user's message comes after it, so the
+   prompt's KV state is computed once and restored for every decision (see
+   :meth:`agent.providers.local.LocalProvider.open_reply`).
+2. **A scored choice, not generated text.** After ``{"tool": "`` the model's log-probabilities of
+   every real tool name and of ``none`` are compared (a token trie: one or two forward passes). The
+   name is always a real tool; ``none`` gets a tuned bias, because small models over-call tools.
+3. **Lexical retrieval as a second opinion.** A character n-gram index of each tool's examples and
+   description adds a weighted similarity to each tool's score.
+4. **Parameters written into a fixed frame.** The reply continues as JSON whose keys are the
+   tool's real parameters, in order; the model only writes the values (greedy, until the closing
+   quote). Enum values are chosen like tool names, numbers can only be numbers, an optional value
+   can only be copied from the message (it is stated there, or left out: never invented from the
+   prompt's examples), and a value in another script than the message (Tokyo for 东京) is copied
+   from the message instead.
+
+Providers without :meth:`open_reply` (OpenAI-compatible endpoints, the scripted fake) get the same
+prompt and a JSON schema built from the manifests (``complete(..., json_schema=...)``); what comes
+back is validated, and bad output means answering without a tool, with a notice, never an exception.
+
+After the tool ran, the answer is generated from a small prompt: the question, the tool results and
+an instruction to answer briefly in the user's language (detected from the message) using only
+those results; it is streamed as ``text`` events.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent import prompts
+from agent.loop import Event, NativeProtocol, Reply
+from agent.protocol import parse_reply
+from agent.providers.base import Completion, ToolCallRequest
+from agent.tools._base import ToolManifest
+from agent.tools._schema import parameter_schema
+
+EventCallback = Callable[[Event], None]
+
+
+# ------------------------------------------------------------------------------------ levers
+@dataclass(frozen=True)
+class RouterOptions:
+    """The decision's levers. The defaults are the values ``bench/routing/run.py`` supports."""
+
+    few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
+    none_bias: float = 2.25  # added to the log-probability of "no tool"
+    lexical_weight: float = 8.0  # times the retrieval similarity (0..1), added to each tool's score
+    copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
+    copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
+    max_value_tokens: int = 40  # per parameter value
+
+
+# ------------------------------------------------------------------------------------- texts
+_INSTRUCTIONS = {
+    "en": (
+        "You are a router. For each user message, reply with JSON that names the one tool that can do what "
+        "the message asks, with its parameters, or the tool {none}.\n"
+        "Tools:\n{tools}\n"
+        "- {none}: no tool is needed; the assistant answers by itself (greetings, thanks, small talk, feelings, "
+        "opinions, writing, translation, explanations, general knowledge, advice)."
+    ),
+    "zh": (
+        "你是一个路由器。对每条用户消息，用 JSON 回复能完成该消息要求的那个工具及其参数，或者工具 {none}。\n"
+        "工具：\n{tools}\n"
+        "- {none}：不需要工具，助手自己回答（问候、感谢、闲聊、情绪、观点、写作、翻译、解释、常识、建议）。"
+    ),
+    "ja": (
+        "あなたはルーターです。ユーザーのメッセージごとに、その依頼を実行できるツール 1 つとそのパラメータ、"
+        "またはツール {none} を JSON で返してください。\n"
+        "ツール：\n{tools}\n"
+        "- {none}：ツール不要。アシスタントが自分で答える（挨拶、お礼、雑談、気持ち、意見、作文、翻訳、説明、一般知識、アドバイス）。"
+    ),
+}
+
+# Messages that need no tool, shown as few-shot turns: written for Riverse, not taken from the benchmark.
+_NO_TOOL_SHOTS = [
+    "Hello there!",
+    "你好，最近怎么样？",
+    "ありがとう、助かりました！",
+    "Write a short poem about the sea.",
+    "帮我写一段生日祝福语",
+    "この文を英語に訳して：おはようございます",
+    "Why is the ocean salty?",
+    "为什么月亮会有阴晴圆缺？",
+    "デジタル温度計ってどういう仕組み？",
+    "What does the cd command do in a terminal?",
+    "你觉得学编程难吗？",
+    "週末は何をするのが好き？",
+]
+
+_ANSWER = {
+    "en": "Answer in English.",
+    "zh": "请用中文回答。",
+    "ja": "日本語で答えてください。",
+}
+
+_GROUNDED = {
+    "en": (
+        "{question}\n\nTool results:\n{results}\n\n"
+        "Answer the question in one or two short sentences, using only these results; quote their numbers as "
+        "given and do not add facts they do not contain. If a tool failed, say so. Answer in English."
+    ),
+    "zh": (
+        "{question}\n\n工具结果：\n{results}\n\n"
+        "请只根据这些结果，用一两句简短的话回答上面的问题；数字照原样引用，不要添加结果里没有的内容。"
+        "如果工具失败了，请说明。请用中文回答。"
+    ),
+    "ja": (
+        "{question}\n\nツールの結果：\n{results}\n\n"
+        "これらの結果だけを使って、上の質問に一、二文で短く答えてください。数値はそのまま引用し、結果にないことは"
+        "付け加えないでください。ツールが失敗した場合はそう伝えてください。日本語で答えてください。"
+    ),
+}
+
+_UNREADABLE = {
+    "en": "the model's tool decision could not be read ({error}); answering without a tool",
+    "zh": "无法读取模型的工具决定（{error}），将不使用工具直接回答",
+    "ja": "モデルのツール判断を読み取れませんでした（{error}）。ツールを使わずに答えます",
+}
+
+
+def detect_language(text: str, default: str = "en") -> str:
+    """The language of a message among en/zh/ja, from its script: kana means Japanese, other CJK
+    ideographs Chinese, Latin letters English; ``default`` when there are no letters at all."""
+    if re.search(r"[\u3040-\u30ff]", text):
+        return "ja"
+    if re.search(r"[\u3400-\u9fff]", text):
+        return "zh"
+    if re.search(r"[A-Za-z]", text):
+        return "en"
+    return default
+
+
+# ---------------------------------------------------------------------------------- retrieval
+def _features(text: str) -> Counter:
+    """Words (Latin, digits) and CJK character uni- and bigrams, case- and width-folded."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    out: Counter = Counter(f"w:{word}" for word in re.findall(r"[a-z0-9_]+", folded))
+    for run in re.findall(r"[\u3040-\u30ff\u3400-\u9fff]+", folded):
+        out.update(f"c:{ch}" for ch in run)
+        out.update(f"b:{run[i:i + 2]}" for i in range(len(run) - 1))
+    return out
+
+
+class ToolIndex:
+    """Lexical retrieval over the manifests: TF-IDF cosine of a message with each example and the
+    description; a tool's score is its best match (0..1)."""
+
+    def __init__(self, manifests: list[ToolManifest]):
+        documents = {m.name: [_features(text) for text in [*m.examples, m.description]] for m in manifests}
+        frequency: Counter = Counter()
+        count = 0
+        for docs in documents.values():
+            for doc in docs:
+                count += 1
+                frequency.update(doc.keys())
+        self._idf = {term: math.log(1 + count / (1 + n)) for term, n in frequency.items()}
+        self._default_idf = math.log(1 + count)
+        self._vectors = {name: [self._unit(doc) for doc in docs] for name, docs in documents.items()}
+
+    def _unit(self, features: Counter) -> dict[str, float]:
+        vector = {term: n * self._idf.get(term, self._default_idf) for term, n in features.items()}
+        norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
+        return {term: v / norm for term, v in vector.items()}
+
+    def scores(self, text: str) -> dict[str, float]:
+        query = self._unit(_features(text))
+        return {
+            name: max((sum(query.get(term, 0.0) * v for term, v in doc.items()) for doc in docs), default=0.0)
+            for name, docs in self._vectors.items()
+        }
+
+    def top(self, text: str, k: int) -> list[str]:
+        scores = self.scores(text)
+        return sorted(scores, key=lambda name: -scores[name])[:k]
+
+
+# ------------------------------------------------------------------------------------ decision
+@dataclass
+class Decision:
+    """Which tool (None: no tool) with which parameters, and the scores it was chosen by."""
+
+    tool: str | None
+    params: dict[str, Any] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)  # per option: what the choice compared
+    logprobs: dict[str, float] = field(default_factory=dict)  # the model's part of it
+    similarity: dict[str, float] = field(default_factory=dict)  # retrieval's part of it
+    error: str = ""
+
+
+class DecisionPrompt:
+    """The router's prompt for one set of manifests: a fixed prefix (instructions and few-shot turns)
+    followed by the user's message."""
+
+    def __init__(self, manifests: list[ToolManifest], language: str, options: RouterOptions):
+        self.manifests = {m.name: m for m in manifests}
+        self.none = "none" if "none" not in self.manifests else "no_tool"
+        listing = "\n".join(_describe(m) for m in manifests)
+        text = prompts.pick(_INSTRUCTIONS, language).format(tools=listing, none=self.none)
+        self.prefix: list[dict[str, str]] = [{"role": "system", "content": text}]
+        if options.few_shot:
+            for message, tool in _shots(manifests, self.none):
+                self.prefix.append({"role": "user", "content": message})
+                self.prefix.append({"role": "assistant", "content": json.dumps({"tool": tool}, ensure_ascii=False)})
+        self.index = ToolIndex(manifests)
+
+    def messages(self, text: str) -> list[dict[str, str]]:
+        return [*self.prefix, {"role": "user", "content": text}]
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of a decision: a real tool with only its own parameters, or none."""
+        choices: list[dict[str, Any]] = [
+            {
+                "type": "object",
+                "properties": {
+                    "tool": {"const": m.name},
+                    "params": {
+                        "type": "object",
+                        "properties": {key: _value_schema(m, key) for key in m.parameters},
+                        "additionalProperties": False,
+                    },
+                },
+                "required": ["tool", "params"],
+            }
+            for m in self.manifests.values()
+        ]
+        choices.append({"type": "object", "properties": {"tool": {"const": self.none}}, "required": ["tool"]})
+        return {"anyOf": choices}
+
+
+def _describe(m: ToolManifest) -> str:
+    """One line per tool: name, parameter names, description (longer listings scored worse)."""
+    return f"- {m.name}({', '.join(m.parameters or {})}): {m.description}"
+
+
+def _shots(manifests: list[ToolManifest], none: str) -> list[tuple[str, str]]:
+    """Few-shot turns, interleaved (first example of every tool, some no-tool messages, the second
+    examples, ...) so that no tool sits closest to the question."""
+    rounds = max((len(m.examples) for m in manifests), default=0)
+    per_round = math.ceil(len(_NO_TOOL_SHOTS) / max(rounds, 1))
+    shots: list[tuple[str, str]] = []
+    for i in range(rounds):
+        shots.extend((m.examples[i], m.name) for m in manifests if i < len(m.examples))
+        shots.extend((text, none) for text in _NO_TOOL_SHOTS[i * per_round : (i + 1) * per_round])
+    return shots
+
+
+def _value_schema(m: ToolManifest, key: str) -> dict[str, Any]:
+    schema = parameter_schema(m.parameter_types.get(key), str(m.parameters[key]))
+    schema.pop("description", None)
+    return schema
+
+
+def _enum(m: ToolManifest, key: str) -> list[str] | None:
+    values = _value_schema(m, key).get("enum")
+    if isinstance(values, list) and values and all(isinstance(v, str) for v in values):
+        return values
+    return None
+
+
+_NUMBER = re.compile(rb"-?[0-9][0-9,]*(\.[0-9]*)?|-?")
+
+
+def _value_filters(manifest: ToolManifest, key: str, message: str, options: RouterOptions) -> dict[str, Any]:
+    """How a parameter's value may be written: a number for numeric types, and for an optional
+    parameter (with ``copy_optional``) a piece of the message, since it is stated there or left out."""
+    filters: dict[str, Any] = {}
+    if _value_schema(manifest, key).get("type") in ("number", "integer"):
+        filters["allowed"] = lambda text: _NUMBER.fullmatch(text) is not None
+    if options.copy_optional and key not in manifest.required:
+        filters["copy_from"] = message
+    return filters
+
+
+def _foreign(value: str, message: str) -> bool:
+    """Whether ``value`` is written in another script than the message (Latin letters vs CJK)."""
+    written, said = detect_language(value, default=""), detect_language(message, default="")
+    return bool(written and said) and (written == "en") != (said == "en")
+
+
+def _clean_value(raw: str) -> str:
+    """A value the model wrote inside JSON quotes, unescaped when it is valid JSON string content."""
+    text = raw.strip()
+    try:
+        text = json.loads(f'"{text}"')
+    except ValueError:
+        text = text.rstrip("\\")
+    return text.strip()
+
+
+class Router:
+    """Makes tool decisions for a message; caches one :class:`DecisionPrompt` per manifest set."""
+
+    def __init__(self, options: RouterOptions | None = None):
+        self.options = options or RouterOptions()
+        self._prompts: dict[str, DecisionPrompt] = {}
+
+    def prompt(self, manifests: list[ToolManifest], language: str) -> DecisionPrompt:
+        key = json.dumps([language, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
+        if key not in self._prompts:
+            if len(self._prompts) > 8:
+                self._prompts.clear()
+            self._prompts[key] = DecisionPrompt(manifests, language, self.options)
+        return self._prompts[key]
+
+    def decide(self, provider: Any, manifests: list[ToolManifest], text: str, language: str) -> Decision:
+        """The decision for ``text``. Provider errors propagate; unreadable output becomes ``Decision.error``."""
+        prompt = self.prompt(manifests, language)
+        if hasattr(provider, "open_reply"):
+            return self._decide_scored(provider, prompt, text)
+        return self._decide_schema(provider, prompt, text)
+
+    def _decide_scored(self, provider: Any, prompt: DecisionPrompt, text: str) -> Decision:
+        options = self.options
+        with provider.open_reply(prompt.messages(text), keep=len(prompt.prefix)) as cursor:
+            cursor.extend('{"tool": "')
+            labels = {f'{name}"': name for name in [*prompt.manifests, prompt.none]}
+            logprobs = cursor.option_logprobs(list(labels))
+            similarity = prompt.index.scores(text) if options.lexical_weight else {}
+            scores = {
+                name: logprobs[label] + (options.none_bias if name == prompt.none else options.lexical_weight * similarity.get(name, 0.0))
+                for label, name in labels.items()
+            }
+            chosen = max(scores, key=lambda name: scores[name])
+            model = {name: logprobs[label] for label, name in labels.items()}
+            if chosen == prompt.none:
+                return Decision(None, scores=scores, logprobs=model, similarity=similarity)
+            manifest = prompt.manifests[chosen]
+            cursor.extend(f'{chosen}", "params": {{')
+            params: dict[str, Any] = {}
+            for i, key in enumerate(manifest.parameters):
+                cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ': "')
+                values = _enum(manifest, key)
+                if values:
+                    value_scores = cursor.option_logprobs([f'{v}"' for v in values])
+                    value = max(values, key=lambda v: value_scores[f'{v}"'])
+                    cursor.extend(f'{value}"')
+                else:
+                    value = self._value(cursor, manifest, key, text)
+                if value:
+                    params[key] = value
+        return Decision(chosen, params, scores, model, similarity)
+
+    def _value(self, cursor: Any, manifest: ToolManifest, key: str, text: str) -> str:
+        """Write one parameter value. A value in another script than the message (a name the model
+        translated, e.g. Tokyo for 东京) is written again, copied from the message."""
+        options = self.options
+        start = cursor.mark()
+        filters = _value_filters(manifest, key, text, options)
+        value = _clean_value(cursor.until('"', options.max_value_tokens, **filters))
+        if options.copy_foreign and "copy_from" not in filters and _foreign(value, text):
+            cursor.rewind(start)
+            copied = _clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
+            if _foreign(value, copied):  # the message's own words, in its script
+                return copied
+            cursor.rewind(start)
+            cursor.extend(json.dumps(value, ensure_ascii=False)[1:])
+        return value
+
+    def _decide_schema(self, provider: Any, prompt: DecisionPrompt, text: str) -> Decision:
+        completion = provider.complete(prompt.messages(text), json_schema=prompt.schema(), max_tokens=200)
+        if completion.tool_calls:  # a provider may answer with a structured call anyway
+            call = completion.tool_calls[0]
+            return self._validated(prompt, call.name, call.arguments)
+        parsed = parse_reply(completion.text)
+        if parsed.kind == "calls":
+            call = parsed.calls[0]
+            return self._validated(prompt, call.name, call.arguments)
+        if parsed.kind == "malformed":
+            return Decision(None, error=parsed.error)
+        return Decision(None)  # {"tool": "none"}, or plain text: no tool
+
+    @staticmethod
+    def _validated(prompt: DecisionPrompt, name: str, arguments: Any) -> Decision:
+        if name == prompt.none:
+            return Decision(None)
+        manifest = prompt.manifests.get(name)
+        if manifest is None:
+            known = ", ".join(prompt.manifests)
+            return Decision(None, error=f"unknown tool {name!r}; the tools are: {known}")
+        if not isinstance(arguments, dict):
+            return Decision(None, error=f"the parameters of {name} are not a JSON object: {str(arguments)[:80]!r}")
+        params = {k: v for k, v in arguments.items() if k in manifest.parameters and v not in (None, "")}
+        return Decision(name, params)
+
+
+# ------------------------------------------------------------------------------------ protocol
+class RouterProtocol:
+    """The agent loop's protocol for small local models (``tool_protocol: router``).
+
+    One tool decision per user message (see the module docstring), then one grounded answer; the
+    answer never calls another tool (a 0.5B model does not chain tools reliably).
+    """
+
+    name = "router"
+
+    def __init__(self, router: Router | None = None):
+        self.router = router or Router()
+
+    def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
+        return prompts.pick(prompts.SYSTEM, language)
+
+    def next(self, agent: Any, messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
+        question, position, tools_ran = _turn(messages)
+        language = detect_language(question, agent.language)
+        if tools_ran:
+            return self._answer(agent, _grounded(messages, question, position, language), emit)
+        if manifests:
+            decision = self.router.decide(agent.provider, manifests, question, agent.language)
+            if decision.error:
+                emit(Event("notice", text=prompts.pick(_UNREADABLE, agent.language).format(error=decision.error)))
+            elif decision.tool is not None:
+                call = ToolCallRequest(name=decision.tool, arguments=decision.params, id="call_router")
+                return Reply(calls=[call], raw=Completion(tool_calls=[call]))
+        answer_messages = list(messages)
+        answer_messages[0] = {"role": "system", "content": f"{messages[0]['content']} {prompts.pick(_ANSWER, language)}"}
+        return self._answer(agent, answer_messages, emit)
+
+    @staticmethod
+    def _answer(agent: Any, messages: list[dict], emit: EventCallback) -> Reply:
+        completion = agent.provider.complete(messages, on_text=lambda piece: emit(Event("text", text=piece)))
+        return Reply(text=completion.text, raw=completion, streamed=True)
+
+    def inject(self, messages: list[dict], reply: Reply, outcomes: list[Any], language: str) -> None:
+        """The calls and their results, as OpenAI-style assistant ``tool_calls`` and ``tool`` messages."""
+        NativeProtocol().inject(messages, reply, outcomes, language)
+
+
+def _turn(messages: list[dict]) -> tuple[str, int, bool]:
+    """The user's question, its position, and whether tools already ran for it.
+
+    Stored history holds only plain user/assistant messages, so an assistant message with
+    ``tool_calls`` belongs to this turn and follows the question.
+    """
+    position = next((i for i in range(len(messages) - 1, 0, -1) if messages[i].get("tool_calls")), None)
+    tools_ran = position is not None
+    if position is None:
+        position = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), len(messages))
+    else:
+        position -= 1
+    content = messages[position].get("content") if position < len(messages) else ""
+    return (content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)), position, tools_ran
+
+
+def _grounded(messages: list[dict], question: str, position: int, language: str) -> list[dict]:
+    """The answer prompt after tools ran: system prompt, earlier turns, then question and results in one message."""
+    calls: dict[str, tuple[str, str]] = {}
+    for message in messages[position:]:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            calls[call.get("id", "")] = (function.get("name", "?"), function.get("arguments", "{}"))
+    lines = []
+    for message in messages[position + 1 :]:
+        if message.get("role") == "tool":
+            name, arguments = calls.get(message.get("tool_call_id", ""), ("?", "{}"))
+            lines.append(f"- {name}({arguments}): {message.get('content', '')}")
+    system = {"role": "system", "content": f"{messages[0]['content']} {prompts.pick(_ANSWER, language)}"}
+    user = {
+        "role": "user",
+        "content": prompts.pick(_GROUNDED, language).format(question=question, results="\n".join(lines)),
+    }
+    return [system, *messages[1:position], user]

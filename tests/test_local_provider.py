@@ -1,0 +1,243 @@
+"""The embedded provider and ``riverse model``.
+
+Tests marked ``model`` run the real embedded model (assembled once per module into a temporary
+Riverse home, about 2 s): the acceptance questions about Tokyo's weather in Chinese, Japanese and
+English against a local stand-in for wttr.in, and a corrupted model file. The others need no model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from agent.cli import cli
+from agent.config import load_settings
+from agent.model_files import (
+    DEFAULT_MODEL_FILENAME,
+    ModelFileError,
+    ensure_default_model,
+)
+from agent.providers import create_provider
+from agent.providers.base import ProviderError
+from agent.providers.local import INSTALL_HINT, LocalProvider, import_llama_cpp
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------------------- no model needed
+def test_importing_the_provider_or_listing_tools_does_not_import_llama_cpp(tmp_path):
+    script = (
+        "import sys\n"
+        "import agent.providers.local\n"
+        "from click.testing import CliRunner\n"
+        "from agent.cli import cli\n"
+        "result = CliRunner().invoke(cli, ['tools', 'list'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "print('llama_cpp' in sys.modules)\n"
+    )
+    env = {**os.environ, "RIVERSE_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_missing_llama_cpp_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    with pytest.raises(ProviderError, match="pip install 'llama-cpp-python==0.3.36'"):
+        import_llama_cpp()
+    assert "llama-cpp-python==0.3.36" in INSTALL_HINT
+
+
+def test_settings_make_a_local_provider_by_default(riverse_home):
+    (riverse_home / "settings.yaml").write_text(yaml.safe_dump({"llm": {"n_ctx": 2048, "n_threads": 3}}), encoding="utf-8")
+    provider = create_provider(load_settings())
+    assert isinstance(provider, LocalProvider)
+    assert provider.preferred_protocol == "router" and provider.concurrency == 1
+    assert provider.n_ctx == 2048 and provider.n_threads == 3
+    assert provider.models_dir == riverse_home / "models" and provider.cache_dir == riverse_home / "cache"
+    assert provider._context is None  # nothing loaded yet
+    assert LocalProvider(models_dir=riverse_home).n_threads == (os.cpu_count() or 1)
+
+
+def test_a_configured_model_path_that_is_not_gguf_is_refused_before_loading(tmp_path):
+    fake = tmp_path / "model.gguf"
+    fake.write_bytes(b"<html>not a model</html>")
+    provider = LocalProvider(fake, models_dir=tmp_path)
+    with pytest.raises(ProviderError, match="is not a GGUF model file"):
+        provider.complete([{"role": "user", "content": "hi"}])
+    assert provider._context is None
+    with pytest.raises(ProviderError, match="does not exist; check llm.model_path"):
+        LocalProvider(tmp_path / "missing.gguf").complete([{"role": "user", "content": "hi"}])
+
+
+def test_riverse_model_before_the_model_is_assembled(riverse_home):
+    result = CliRunner().invoke(cli, ["model"])
+    assert result.exit_code == 0, result.output
+    assert "Qwen2.5-Coder-0.5B-Instruct Q4_K_M (the default model)" in result.output
+    assert "not assembled yet" in result.output
+    assert not (riverse_home / "models" / DEFAULT_MODEL_FILENAME).exists()
+
+
+def test_riverse_model_with_a_model_path(tmp_path):
+    custom = tmp_path / "other.gguf"
+    custom.write_bytes(b"GGUF" + bytes(60))
+    result = CliRunner().invoke(cli, ["-l", "zh", "model", "--json"], env={"RIVERSE_MODEL_PATH": str(custom)})
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert shown["model"] == str(custom) and shown["size"] == 64 and shown["verified"] is None
+    assert shown["message"].endswith("（没有已知校验值，未校验）。")
+    repair = CliRunner().invoke(cli, ["model", "--repair"], env={"RIVERSE_MODEL_PATH": str(custom)})
+    assert repair.exit_code == 1
+    assert "--repair reassembles the default model, but llm.model_path is set" in repair.output
+    custom.write_bytes(b"not gguf")
+    bad = CliRunner().invoke(cli, ["model"], env={"RIVERSE_MODEL_PATH": str(custom)})
+    assert bad.exit_code == 1 and "is not a GGUF model file" in bad.output
+
+
+# ------------------------------------------------------------------------------ the real model
+J1 = {
+    "current_condition": [
+        {
+            "temp_C": "31", "FeelsLikeC": "34", "humidity": "62", "windspeedKmph": "7",
+            "weatherDesc": [{"value": "Partly cloudy"}], "lang_zh": [{"value": "局部多云"}], "lang_ja": [{"value": "晴れ時々曇り"}],
+        }
+    ]
+}
+
+
+class _Wttr(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.server.cities.append(unquote(urlsplit(self.path).path.lstrip("/")))  # type: ignore[attr-defined]
+        body = json.dumps(J1).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def wttr():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Wttr)
+    server.cities = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.fixture(scope="module")
+def model_home(tmp_path_factory, wttr):
+    """A Riverse home with the default model assembled and the weather tool pointed at the stand-in."""
+    home = tmp_path_factory.mktemp("model-home")
+    ensure_default_model(home / "models", progress=False)
+    settings = {"tools": {"weather": {"base_url": f"http://127.0.0.1:{wttr.server_address[1]}", "timeout": 10}}}
+    (home / "settings.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
+    return home
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    "question,city",
+    [("东京今天天气怎么样？", "东京"), ("東京の天気は？", "東京"), ("What's the weather like in Tokyo right now?", "Tokyo")],
+)
+def test_ask_about_the_weather_calls_the_tool_and_quotes_its_temperature(model_home, wttr, question, city):
+    wttr.cities.clear()
+    result = CliRunner().invoke(cli, ["--home", str(model_home), "ask", question])
+    assert result.exit_code == 0, result.output
+    assert wttr.cities == [city]
+    assert "31" in result.stdout
+
+
+@pytest.mark.model
+def test_a_corrupted_model_file_is_detected_and_not_loaded(tmp_path):
+    models = tmp_path / "models"
+    path = ensure_default_model(models, progress=False)
+    with path.open("r+b") as handle:  # change one byte in the middle
+        handle.seek(path.stat().st_size // 2)
+        byte = handle.read(1)
+        handle.seek(-1, os.SEEK_CUR)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    provider = LocalProvider(models_dir=models)
+    with pytest.raises(ModelFileError, match="is corrupt: its sha256 is"):
+        provider.complete([{"role": "user", "content": "hi"}])
+    assert provider._context is None
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path), "ask", "hi"])
+    assert result.exit_code == 1
+    assert "is corrupt" in result.output and "Delete it and Riverse will assemble it again" in result.output
+    shown = CliRunner().invoke(cli, ["--home", str(tmp_path), "model", "--verify"])
+    assert shown.exit_code == 1 and "✗" in shown.output
+    repaired = CliRunner().invoke(cli, ["--home", str(tmp_path), "model", "--repair"])
+    assert repaired.exit_code == 0 and "sha256 verified" in repaired.output
+
+
+@pytest.fixture(scope="module")
+def model_file(model_home) -> Path:
+    return model_home / "models" / DEFAULT_MODEL_FILENAME
+
+
+@pytest.mark.model
+def test_cursor_scores_options_and_copies_values(model_file, tmp_path):
+    provider = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)
+    messages = [{"role": "system", "content": "Reply with JSON."}, {"role": "user", "content": "Weather in Kyoto, please"}]
+    with provider.open_reply(messages) as cursor:
+        cursor.extend('{"city": "')
+        scores = cursor.option_logprobs(['Kyoto"', 'Osaka"', 'file_list"', 'file_read"'])
+        assert sum(math.exp(v) for v in scores.values()) == pytest.approx(1.0, abs=1e-6)
+        assert max(scores, key=scores.get) == 'Kyoto"'
+        mark = cursor.mark()
+        assert cursor.until('"', copy_from="Weather in Kyoto, please") == "Kyoto"
+        cursor.rewind(mark)
+        assert cursor.until('"', allowed=lambda text: text.isdigit() or not text) == ""
+
+
+@pytest.mark.model
+def test_a_restored_prefix_gives_the_same_scores_as_a_cold_one(model_file, tmp_path):
+    messages = [{"role": "system", "content": "You route messages to tools: weather, calculator, or none."},
+                {"role": "user", "content": "hello"}, {"role": "assistant", "content": '{"tool": "none"}'},
+                {"role": "user", "content": "How hot is it in Rome?"}]
+    options = ['weather"', 'calculator"', 'none"']
+
+    def scores(provider: LocalProvider, keep: int) -> dict[str, float]:
+        with provider.open_reply(messages, keep=keep) as cursor:
+            cursor.extend('{"tool": "')
+            return cursor.option_logprobs(options)
+
+    fresh = scores(LocalProvider(model_file, n_ctx=1024), 3)  # prefix evaluated, then the rest
+    first = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)
+    saved = scores(first, 3)
+    assert len(list(tmp_path.glob("prefix-*.kv"))) == 1
+    first.complete([{"role": "user", "content": "Say hi"}], max_tokens=4)  # another prompt in between
+    again = scores(first, 3)  # restored from memory
+    from_disk = scores(LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024), 3)
+    for other in (saved, again, from_disk):
+        assert other == pytest.approx(fresh, abs=1e-4)
+    # in one batch the arithmetic differs slightly, the decision does not
+    cold = scores(LocalProvider(model_file, n_ctx=1024), 0)
+    assert max(cold, key=cold.get) == max(fresh, key=fresh.get)
+    assert cold == pytest.approx(fresh, abs=0.25)
+
+
+@pytest.mark.model
+def test_json_schema_constrains_the_answer(model_file):
+    provider = LocalProvider(model_file, n_ctx=1024)
+    schema = {"type": "object", "properties": {"city": {"enum": ["Paris", "Rome"]}}, "required": ["city"]}
+    completion = provider.complete([{"role": "user", "content": "Which city is the capital of Italy? Answer in JSON."}],
+                                   json_schema=schema, max_tokens=20)
+    assert json.loads(completion.text)["city"] in ("Paris", "Rome")

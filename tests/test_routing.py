@@ -1,0 +1,313 @@
+"""The router (agent.routing) without a model: decision schema, the no-tool path, retrieval, bad output.
+
+Generic providers are played by the scripted fake; the local model's scored path by a fake provider
+whose cursor returns scripted log-probabilities and values.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from agent.loop import Agent, Event, make_protocol
+from agent.providers.fake import ScriptedProvider
+from agent.routing import (
+    DecisionPrompt,
+    Router,
+    RouterOptions,
+    RouterProtocol,
+    ToolIndex,
+    detect_language,
+)
+from agent.tools import ToolManifest, ToolRegistry
+
+WEATHER = ToolManifest(
+    "weather", "Current weather of a city", {"city": "City name"},
+    ["What's the weather like in Tokyo?", "东京今天天气怎么样？", "札幌は今何度ですか？"],
+    parameter_types={"city": "string"}, required=["city"], risk="network",
+)
+NOTES = ToolManifest(
+    "notes", "The user's notes", {"action": "add, search, list or delete", "text": "note text", "id": "note number"},
+    ["Remember that my locker code is 4512", "What notes do I have?"],
+    parameter_types={"action": ["add", "search", "list", "delete"], "text": "string", "id": "integer"},
+    required=["action"],
+)
+CALC = ToolManifest("calculator", "Exact arithmetic", {"expression": "e.g. 2*(3+4)"},
+                    ["What is 1234 * 5678?", "Calculate 15% of 80"], required=["expression"])
+
+
+WEATHER_TOOL = """
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+class Weather(BaseTool):
+    def __init__(self, config):
+        self.config = config
+        self.calls = []
+
+    def manifest(self):
+        return ToolManifest("weather", "Current weather of a city", {"city": "City name"},
+                            ["What's the weather like in Tokyo?", "东京今天天气怎么样？"], required=["city"])
+
+    def execute(self, params):
+        self.calls.append(params)
+        return ToolResult(True, params["city"] + ": 12°C, sunny")
+"""
+
+
+@pytest.fixture
+def registry(tmp_path) -> ToolRegistry:
+    (tmp_path / "weather.py").write_text(WEATHER_TOOL, encoding="utf-8")
+    return ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False)
+
+
+def calls(registry: ToolRegistry) -> list[dict]:
+    return registry.get("weather").calls
+
+
+def agent_with(provider: Any, registry: ToolRegistry, language: str = "en") -> Agent:
+    return Agent(provider, registry, language=language, tool_protocol="router")
+
+
+# ------------------------------------------------------------------------- schema and prompt
+def test_schema_names_only_real_tools_and_their_own_parameters():
+    prompt = DecisionPrompt([WEATHER, NOTES], "en", RouterOptions())
+    choices = prompt.schema()["anyOf"]
+    assert [c["properties"]["tool"]["const"] for c in choices] == ["weather", "notes", "none"]
+    weather, notes, none = choices
+    assert weather["properties"]["params"]["properties"] == {"city": {"type": "string"}}
+    assert weather["properties"]["params"]["additionalProperties"] is False
+    assert notes["properties"]["params"]["properties"]["action"]["enum"] == ["add", "search", "list", "delete"]
+    assert set(notes["properties"]["params"]["properties"]) == {"action", "text", "id"}
+    assert none["required"] == ["tool"] and "params" not in none["properties"]
+
+
+def test_prompt_lists_tools_and_turns_examples_into_few_shot_turns():
+    prompt = DecisionPrompt([WEATHER, NOTES], "en", RouterOptions())
+    system = prompt.prefix[0]["content"]
+    assert "- weather(city): Current weather of a city" in system
+    assert "- notes(action, text, id)" in system
+    turns = list(zip(prompt.prefix[1::2], prompt.prefix[2::2]))
+    assert ({"role": "user", "content": "东京今天天气怎么样？"}, {"role": "assistant", "content": '{"tool": "weather"}'}) in turns
+    assert any(answer["content"] == '{"tool": "none"}' for _, answer in turns)
+    # interleaved: the first turns are the first example of every tool
+    assert [json.loads(a["content"])["tool"] for _, a in turns[:2]] == ["weather", "notes"]
+    assert prompt.messages("hi")[-1] == {"role": "user", "content": "hi"}
+    assert len(DecisionPrompt([WEATHER], "en", RouterOptions(few_shot=False)).prefix) == 1
+
+
+def test_a_tool_named_none_gets_another_no_tool_label():
+    odd = ToolManifest("none", "A tool unfortunately named none", {}, ["do nothing", "nothing"])
+    prompt = DecisionPrompt([odd, WEATHER], "en", RouterOptions())
+    assert prompt.none == "no_tool"
+    assert "- no_tool:" in prompt.prefix[0]["content"]
+    assert prompt.schema()["anyOf"][-1]["properties"]["tool"]["const"] == "no_tool"
+
+
+@pytest.mark.parametrize("language", ["en", "zh", "ja"])
+def test_instructions_come_in_the_settings_language(language):
+    system = DecisionPrompt([WEATHER], language, RouterOptions()).prefix[0]["content"]
+    marker = {"en": "You are a router", "zh": "你是一个路由器", "ja": "あなたはルーター"}[language]
+    assert system.startswith(marker)
+
+
+# ------------------------------------------------------------------------------- retrieval
+def test_retrieval_ranks_the_tool_whose_examples_match():
+    index = ToolIndex([WEATHER, NOTES, CALC])
+    assert index.top("is it raining in Osaka today? what's the weather", 1) == ["weather"]
+    assert index.top("北京今天天气怎么样", 1) == ["weather"]
+    assert index.top("calculate 12 * 7", 1) == ["calculator"]
+    assert index.top("what notes do I have about the car", 1) == ["notes"]
+    scores = index.scores("hello there")
+    assert set(scores) == {"weather", "notes", "calculator"} and all(0.0 <= s <= 1.0 for s in scores.values())
+    assert max(index.scores("What's the weather like in Tokyo?").values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "text,language",
+    [("东京今天天气怎么样？", "zh"), ("東京の天気は？", "ja"), ("What's the weather?", "en"),
+     ("what time is it in 上海 now? 教えて", "ja"), ("weather in 西安 today? 穿什么合适", "zh"), ("42", "zh")],
+)
+def test_detect_language(text, language):
+    assert detect_language(text, default="zh") == language
+
+
+# ------------------------------------------------------------------ generic providers: schema
+def test_no_tool_decision_then_a_streamed_answer(registry):
+    provider = ScriptedProvider(['{"tool": "none"}', "Hello! How can I help?"], native_tools=False)
+    events: list[Event] = []
+    result = agent_with(provider, registry).ask("hi there", on_event=events.append)
+    assert result.answer == "Hello! How can I help?"
+    assert result.tool_calls == [] and calls(registry) == []
+    assert result.protocol == "router"
+    decision, answer = provider.requests
+    assert decision["json_schema"]["anyOf"][0]["properties"]["tool"]["const"] == "weather"
+    assert decision["messages"][-1] == {"role": "user", "content": "hi there"}
+    assert answer["json_schema"] is None
+    assert answer["messages"][0]["content"].endswith("Answer in English.")
+    assert "".join(e.text for e in events if e.kind == "text") == "Hello! How can I help?"
+
+
+def test_tool_decision_runs_the_tool_with_only_real_parameters_and_answers_from_its_result(registry):
+    provider = ScriptedProvider(
+        ['{"tool": "weather", "params": {"city": "东京", "units": "metric"}}', "东京现在 12°C，晴。"], native_tools=False
+    )
+    result = agent_with(provider, registry).ask("东京今天天气怎么样？")
+    assert calls(registry) == [{"city": "东京"}]
+    assert [o.name for o in result.tool_calls] == ["weather"] and result.tool_calls[0].success
+    assert result.answer == "东京现在 12°C，晴。"
+    answer_prompt = provider.requests[-1]["messages"]
+    assert answer_prompt[0]["content"].endswith("请用中文回答。")
+    final = answer_prompt[-1]
+    assert final["role"] == "user"
+    assert final["content"].startswith("东京今天天气怎么样？")
+    assert '- weather({"city": "东京"}): 东京: 12°C, sunny' in final["content"]
+    assert "不要添加结果里没有的内容" in final["content"]
+
+
+@pytest.mark.parametrize(
+    "decision,problem",
+    [
+        ('{"tool": "weather", "params": ', "could not be read"),
+        ('{"tool": "teleport", "params": {}}', "unknown tool 'teleport'; the tools are: weather"),
+        ('{"tool": "weather", "params": "Tokyo"}', "parameters of weather are not a JSON object"),
+    ],
+)
+def test_bad_decisions_are_reported_and_answered_without_a_tool(registry, decision, problem):
+    provider = ScriptedProvider([decision, "Sorry, I can't check that."], native_tools=False)
+    events: list[Event] = []
+    result = agent_with(provider, registry).ask("weather in Tokyo?", on_event=events.append)
+    assert result.answer == "Sorry, I can't check that."
+    assert calls(registry) == []
+    notices = [e.text for e in events if e.kind == "notice"]
+    assert len(notices) == 1 and "answering without a tool" in notices[0]
+    if problem != "could not be read":
+        assert problem in notices[0]
+
+
+def test_plain_text_instead_of_json_means_no_tool(registry):
+    provider = ScriptedProvider(["Hi! Nice to meet you.", "Hello!"], native_tools=False)
+    events: list[Event] = []
+    result = agent_with(provider, registry).ask("hello", on_event=events.append)
+    assert result.answer == "Hello!" and result.tool_calls == []
+    assert [e for e in events if e.kind == "notice"] == []
+
+
+def test_auto_protocol_picks_the_router_when_the_provider_prefers_it(registry):
+    provider = ScriptedProvider(['{"tool": "none"}', "ok"], native_tools=True)
+    provider.preferred_protocol = "router"  # type: ignore[attr-defined]
+    agent = Agent(provider, registry, tool_protocol="auto")
+    assert agent.ask("hi").protocol == "router"
+    assert isinstance(make_protocol("router"), RouterProtocol)
+
+
+def test_one_tool_budget_still_gets_a_grounded_answer(registry):
+    """With max_steps=1 the loop appends its 'answer now' message after the tool ran; the router
+    still answers the user's question from the results."""
+    provider = ScriptedProvider(['{"tool": "weather", "params": {"city": "Paris"}}', "Paris: 12°C."], native_tools=False)
+    agent = Agent(provider, registry, tool_protocol="router", max_steps=1)
+    result = agent.ask("weather in Paris?")
+    assert result.answer == "Paris: 12°C."
+    assert provider.requests[-1]["messages"][-1]["content"].startswith("weather in Paris?")
+
+
+# -------------------------------------------------------------- the local model's scored path
+class FakeCursor:
+    def __init__(self, scores: dict[str, float], values: list[str]):
+        self.scores = scores
+        self.values = list(values)
+        self.written: list[str] = []
+        self.filters: list[dict[str, Any]] = []
+
+    def extend(self, text: str) -> None:
+        self.written.append(text)
+
+    def mark(self) -> int:
+        return len(self.written)
+
+    def rewind(self, mark: int) -> None:
+        del self.written[mark:]
+
+    def option_logprobs(self, options: list[str]) -> dict[str, float]:
+        return {o: self.scores.get(o.rstrip('"'), -20.0) for o in options}
+
+    def until(self, stop: str, max_tokens: int = 48, **filters: Any) -> str:
+        self.filters.append(filters)
+        value = self.values.pop(0)
+        self.written.append(value + stop)
+        return value
+
+
+class ScoringProvider:
+    """A provider with ``open_reply``, as the embedded model has."""
+
+    name = "scoring"
+    supports_native_tools = False
+
+    def __init__(self, scores: dict[str, float], values: list[str] = ()):
+        self.cursor = FakeCursor(scores, list(values))
+        self.opened: list[tuple[list[dict], int]] = []
+
+    @contextmanager
+    def open_reply(self, messages, *, keep=0):
+        self.opened.append((messages, keep))
+        yield self.cursor
+
+
+def test_scored_choice_writes_the_real_keys_and_chooses_enum_values():
+    provider = ScoringProvider({"notes": -0.5, "none": -1.0, "weather": -3.0, "search": -0.1, "add": -2.0}, ["passport", ""])
+    router = Router(RouterOptions(lexical_weight=0.0, none_bias=0.0))
+    decision = router.decide(provider, [WEATHER, NOTES], "When does my passport expire?", "en")
+    assert decision.tool == "notes"
+    assert decision.params == {"action": "search", "text": "passport"}  # the empty id is left out
+    assert "".join(provider.cursor.written) == (
+        '{"tool": "notes", "params": {"action": "search", "text": "passport", "id": ""'
+    )
+    messages, keep = provider.opened[0]
+    assert keep == len(messages) - 1 and messages[-1]["content"] == "When does my passport expire?"
+    # optional text: copied from the message; optional id: a number, copied from the message
+    text_filters, id_filters = provider.cursor.filters
+    assert text_filters == {"copy_from": "When does my passport expire?"}
+    assert id_filters["copy_from"] == "When does my passport expire?"
+    assert id_filters["allowed"](b"12") and id_filters["allowed"](b"-3.5") and not id_filters["allowed"](b"twelve")
+
+
+def test_none_bias_and_retrieval_move_the_decision():
+    scores = {"weather": -1.0, "none": -1.5}
+    prompt_args = ([WEATHER, NOTES], "What's the weather like in Tokyo?", "en")
+    assert Router(RouterOptions(none_bias=0.0, lexical_weight=0.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args).tool == "weather"
+    assert Router(RouterOptions(none_bias=1.0, lexical_weight=0.0)).decide(ScoringProvider(scores), *prompt_args).tool is None
+    decided = Router(RouterOptions(none_bias=1.0, lexical_weight=2.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args)
+    assert decided.tool == "weather" and decided.params == {"city": "Tokyo"}
+    assert decided.similarity["weather"] == pytest.approx(1.0)
+    assert decided.scores["none"] == pytest.approx(-0.5)
+
+
+def test_required_string_values_are_written_freely():
+    provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo"])
+    decision = Router(RouterOptions(lexical_weight=0.0)).decide(provider, [WEATHER], "weather in Tokyo?", "en")
+    assert decision.params == {"city": "Tokyo"}
+    assert provider.cursor.filters == [{}]
+
+
+def test_a_value_in_another_script_than_the_message_is_copied_from_it():
+    provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo", "东京"])
+    decision = Router(RouterOptions(lexical_weight=0.0)).decide(provider, [WEATHER], "东京的天气", "en")
+    assert decision.params == {"city": "东京"}
+    assert provider.cursor.filters == [{}, {"copy_from": "东京的天气"}]
+    assert "".join(provider.cursor.written) == '{"tool": "weather", "params": {"city": "东京"'
+    latin = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo", "m"])  # a copy that is not the message's words
+    assert Router(RouterOptions(lexical_weight=0.0)).decide(latin, [WEATHER], "东京的天气", "en").params == {"city": "Tokyo"}
+    assert "".join(latin.cursor.written).endswith('"city": "Tokyo"')
+    kept = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo"])
+    Router(RouterOptions(lexical_weight=0.0, copy_foreign=False)).decide(kept, [WEATHER], "东京的天气", "en")
+    assert kept.cursor.filters == [{}]
+
+
+def test_router_protocol_answers_directly_when_there_are_no_tools():
+    provider = ScriptedProvider(["Just an answer."], native_tools=False)
+    empty = ToolRegistry({"language": "en", "tools": {}}, builtin=False, packages=False)
+    result = agent_with(provider, empty).ask("hi")
+    assert result.answer == "Just an answer." and len(provider.requests) == 1
