@@ -27,6 +27,7 @@ import yaml
 
 from agent.errors import RiverseError
 from agent.tools._base import ToolManifest
+from agent.scoring import value_matches
 from agent.tools._schema import ParameterError, coerce_params
 
 
@@ -217,9 +218,10 @@ def load_cases(path: str | Path) -> list[Case]:
 
 
 def params_match(manifest: ToolManifest, expected: dict[str, Any], chosen: dict[str, Any]) -> bool:
-    """True when every expected parameter was chosen with an equal value (after the same coercion
-    the runner applies; text compared without case or surrounding space). An expected list for a
-    parameter that is not an array lists acceptable alternatives."""
+    """True when every expected parameter was chosen with an acceptable value, after the same coercion
+    the runner applies (see :func:`agent.scoring.value_matches`: text compared without case, width or
+    extra space and either containing the other; calculator expressions and unit names by what they
+    mean). An expected list for a parameter that is not an array lists acceptable alternatives."""
     try:
         got = coerce_params(manifest, chosen)
     except ParameterError:
@@ -229,7 +231,7 @@ def params_match(manifest: ToolManifest, expected: dict[str, Any], chosen: dict[
         if name not in got:
             return False
         alternatives = want if isinstance(want, list) and types.get(name) not in ("array", "list") else [want]
-        if not any(_same(_coerced(manifest, name, alt), got[name]) for alt in alternatives):
+        if not any(value_matches(manifest.name, name, _coerced(manifest, name, alt), got[name]) for alt in alternatives):
             return False
     return True
 
@@ -239,12 +241,6 @@ def _coerced(manifest: ToolManifest, name: str, value: Any) -> Any:
         return coerce_params(manifest, {name: value}).get(name, value)
     except ParameterError:
         return value
-
-
-def _same(want: Any, got: Any) -> bool:
-    if isinstance(want, str) and isinstance(got, str):
-        return " ".join(want.split()).casefold() == " ".join(got.split()).casefold()
-    return want == got
 
 
 def evaluate(

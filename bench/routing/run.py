@@ -47,7 +47,7 @@ from agent.protocol import parse_reply
 from agent.providers.local import LocalProvider
 from agent.routing import Router, RouterOptions
 from agent.tools import ToolRegistry
-from bench.routing.scoring import params_match
+from agent.scoring import params_match
 
 CASES = Path(__file__).resolve().parent / "cases.yaml"
 RESULTS = ROOT / "bench" / "RESULTS.md"

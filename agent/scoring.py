@@ -1,4 +1,5 @@
-"""Scoring one routing decision against a case of ``cases.yaml``, leniently.
+"""Scoring one routing decision against an expected one, leniently (``riverse tools eval`` and
+``bench/routing`` share it).
 
 A case names the expected tool (or none) and the *key* parameter values. A prediction matches a key
 value when, after normalisation (NFKC, case-folded, whitespace collapsed), one contains the other;
