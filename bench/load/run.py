@@ -35,8 +35,9 @@ from typing import Any
 from agent.app import App
 from agent.providers.fake import ScriptedProvider, ToolCall
 
-RESULTS = Path(__file__).resolve().parent.parent / "RESULTS.md"
-START, END = "<!-- load:start -->", "<!-- load:end -->"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from results import write_section  # noqa: E402 - bench/results.py, shared by the benchmarks
+
 QUESTION = "what is 6*7?"
 ANSWER = "The answer is 6*7 = 42."
 COMMAND = ".venv/bin/python bench/load/run.py --write"
@@ -236,17 +237,6 @@ def report(runs: list[Run], clients: int, requests: int, workers: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str) -> None:
-    section = f"{START}\n{text}{END}"
-    current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    if START in current and END in current:
-        head, rest = current.split(START, 1)
-        updated = head + section + rest.split(END, 1)[1]
-    else:
-        updated = current.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(updated, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=50)
@@ -275,7 +265,7 @@ def main() -> None:
     text = report(runs, args.clients, args.requests, runs[0].workers)
     print(text)
     if args.write:
-        write_section(text)
+        write_section("load", text)
     if any(r.errors for r in runs):
         sys.exit(1)
 

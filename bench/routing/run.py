@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from agent import prompts
 from agent.config import load_settings
@@ -48,10 +48,9 @@ from agent.providers.local import LocalProvider
 from agent.routing import Router, RouterOptions
 from agent.tools import ToolRegistry
 from agent.scoring import params_match
+from results import write_section
 
 CASES = Path(__file__).resolve().parent / "cases.yaml"
-RESULTS = ROOT / "bench" / "RESULTS.md"
-START, END = "<!-- routing:start -->", "<!-- routing:end -->"
 TOOLS = ["weather", "calculator", "current_time", "unit_convert", "file_list", "file_read", "grep",
          "web_fetch", "notes", "shell_exec", "web_search"]
 # every built-in tool on (shell_exec and web_search are off by default); nothing is executed here
@@ -301,17 +300,6 @@ def report(results: dict[str, list[Outcome]], extra: list[str], command: str) ->
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str) -> None:
-    section = f"{START}\n{text}{END}"
-    current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    if START in current and END in current:
-        head, rest = current.split(START, 1)
-        updated = head + section + rest.split(END, 1)[1]
-    else:
-        updated = current.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(updated, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=["tune", "holdout", "all"], default="all")
@@ -369,7 +357,7 @@ def main() -> None:
     text = report(results, extra, f".venv/bin/python bench/routing/run.py {argv}".strip())
     print(text)
     if args.write:
-        write_section(text)
+        write_section("routing", text)
 
 
 if __name__ == "__main__":
