@@ -13,7 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from agent.migrations import migrate
 
@@ -158,7 +158,3 @@ class Store:
             item["success"] = bool(item["success"])
             out.append(item)
         return out
-
-    def iter_all_messages(self) -> Iterator[StoredMessage]:
-        for r in self._rows("SELECT * FROM messages ORDER BY id"):
-            yield StoredMessage(r["id"], r["conversation_id"], r["role"], r["content"], r["created_at"])
