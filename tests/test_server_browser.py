@@ -1,11 +1,13 @@
 """The web page in a real browser: Playwright drives Debian's Chromium, headless, against ``riverse serve``.
 
 Needs ``apt-get install -y chromium`` (and ``fonts-noto-cjk`` for Chinese and Japanese text in the
-screenshot) and the ``playwright`` Python package; no browser is downloaded. Select with ``-m browser``.
+screenshot) and the ``playwright`` Python package; no browser is downloaded. Select with ``-m browser``;
+UPDATE_DOCS_SCREENSHOT=1 also refreshes docs/screenshot-web.png.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,7 +62,7 @@ def answer_from_results(messages, tools) -> str:
     return f"2**10 is 1024 ({results[0]}). The time in Tokyo: {results[1].split(': ', 1)[1]}."
 
 
-def test_page_streams_an_answer_and_shows_each_tool_call(browser_page, riverse_home):
+def test_page_streams_an_answer_and_shows_each_tool_call(browser_page, riverse_home, tmp_path):
     provider = ScriptedProvider([
         "Good morning! Ask me anything.",
         "Noted: Bob's number is saved.",
@@ -92,8 +94,11 @@ def test_page_streams_an_answer_and_shows_each_tool_call(browser_page, riverse_h
         page.wait_for_selector(".conversations li.active")
         assert page.locator(".conversations li[data-id]").count() == 3
         assert page.locator("#title").inner_text() == "What is 2**10, and what time is it in Tokyo?"
-        SCREENSHOT.parent.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENSHOT))
+        shot = tmp_path / "screenshot-web.png"
+        page.screenshot(path=str(shot))
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        if os.environ.get("UPDATE_DOCS_SCREENSHOT"):  # refresh the README's picture on purpose only
+            shutil.copy(shot, SCREENSHOT)
         # Past conversations open with their messages.
         page.locator(".conversations li[data-id]", has_text="Remember Bob").click()
         page.wait_for_selector(".msg.assistant .bubble >> text=Noted: Bob's number is saved.")
