@@ -3,11 +3,8 @@ weather tool talks to a local HTTP server that imitates wttr.in's ``?format=j1``
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -20,6 +17,7 @@ from agent.tools.calculator import CalculatorTool
 from agent.tools.current_time import CurrentTimeTool
 from agent.tools.unit_convert import UnitConvertTool
 from agent.tools.weather import WeatherTool
+from tests.helpers.wttr import WttrStandIn
 
 TOOLS = {"weather": WeatherTool, "calculator": CalculatorTool, "current_time": CurrentTimeTool, "unit_convert": UnitConvertTool}
 FILES = {"weather.py", "calculator.py", "current_time.py", "unit_convert.py"}
@@ -68,52 +66,21 @@ J1 = {
 }
 
 
-class _WttrHandler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        self.server.paths.append(self.path)  # type: ignore[attr-defined]
-        city = urlsplit(self.path).path.lstrip("/")
-        if city == "Nowhere":
-            self._send(404, "text/plain", b"Unknown location; please try ~Nowhere")
-        elif city == "Html":
-            self._send(200, "text/html", b"<html><body>Weather report</body></html>")
-        elif city == "Empty":
-            self._send(200, "application/json", b'{"data": []}')
-        elif city == "Broken":
-            self._send(503, "text/plain", b"Service Unavailable")
-        else:
-            self._send(200, "application/json; charset=utf-8", json.dumps(J1).encode())
-
-    def _send(self, status: int, content_type: str, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def wttr_server():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _WttrHandler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with WttrStandIn(J1) as server:
+        yield server
 
 
 @pytest.fixture
 def wttr(wttr_server):
     """The local wttr.in stand-in, with the request paths of this test in ``.paths``."""
-    wttr_server.paths = []
+    wttr_server.clear()
     return wttr_server
 
 
 def _weather(server_or_url, language: str = "en") -> WeatherTool:
-    base = server_or_url if isinstance(server_or_url, str) else f"http://127.0.0.1:{server_or_url.server_address[1]}"
+    base = server_or_url if isinstance(server_or_url, str) else server_or_url.base_url
     return WeatherTool({"language": language, "tools": {"weather": {"base_url": base, "timeout": 5}}})
 
 

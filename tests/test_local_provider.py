@@ -12,10 +12,7 @@ import math
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
@@ -31,6 +28,7 @@ from agent.model_files import (
 from agent.providers import create_provider
 from agent.providers.base import ProviderError
 from agent.providers.local import INSTALL_HINT, LocalProvider, import_llama_cpp
+from tests.helpers.wttr import WttrStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,30 +114,10 @@ J1 = {
 }
 
 
-class _Wttr(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.server.cities.append(unquote(urlsplit(self.path).path.lstrip("/")))  # type: ignore[attr-defined]
-        body = json.dumps(J1).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def wttr():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Wttr)
-    server.cities = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with WttrStandIn(J1) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +125,7 @@ def model_home(tmp_path_factory, wttr):
     """A Riverse home with the default model assembled and the weather tool pointed at the stand-in."""
     home = tmp_path_factory.mktemp("model-home")
     ensure_default_model(home / "models", progress=False)
-    settings = {"tools": {"weather": {"base_url": f"http://127.0.0.1:{wttr.server_address[1]}", "timeout": 10}}}
+    settings = {"tools": {"weather": {"base_url": wttr.base_url, "timeout": 10}}}
     (home / "settings.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
     return home
 
@@ -158,7 +136,7 @@ def model_home(tmp_path_factory, wttr):
     [("东京今天天气怎么样？", "东京"), ("東京の天気は？", "東京"), ("What's the weather like in Tokyo right now?", "Tokyo")],
 )
 def test_ask_about_the_weather_calls_the_tool_and_quotes_its_temperature(model_home, wttr, question, city):
-    wttr.cities.clear()
+    wttr.clear()
     result = CliRunner().invoke(cli, ["--home", str(model_home), "ask", question])
     assert result.exit_code == 0, result.output
     assert wttr.cities == [city]

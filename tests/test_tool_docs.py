@@ -9,7 +9,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from agent.cli import cli
