@@ -6,6 +6,7 @@ until it is needed.
 
 from __future__ import annotations
 
+import time
 from functools import cached_property
 from typing import Any, Mapping
 
@@ -59,3 +60,20 @@ class App:
 
     def agent(self, approver: Approver | None = None) -> Agent:
         return Agent.from_settings(self.settings, self.provider, self.registry, self.store, approver)
+
+    def can_prepare(self, agent: Agent) -> bool:
+        """Whether the agent's protocol keeps a prepared prompt in its provider (the embedded model's router)."""
+        return hasattr(agent.protocol, "prepare") and hasattr(agent.provider, "prepare_prefix")
+
+    def prepare(self, agent: Agent, languages: list[str]) -> dict[str, float | None]:
+        """Load the model and prepare the tool prompt of each language now rather than at the first
+        message. Per language: the seconds it took, or None when it was already prepared."""
+        if not self.can_prepare(agent):
+            return {}
+        agent.provider.load()  # type: ignore[attr-defined]  # assembles the default model on first use
+        out: dict[str, float | None] = {}
+        for language in languages:
+            started = time.perf_counter()
+            did = agent.protocol.prepare(agent, [language])[language]
+            out[language] = time.perf_counter() - started if did else None
+        return out

@@ -183,6 +183,26 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "--repair 只会重新组装默认模型，但已设置 llm.model_path（{path}）；请自行替换该文件，或删除 llm.model_path 以使用默认模型。",
         "ja": "--repair は既定のモデルを組み立て直しますが、llm.model_path（{path}）が設定されています。そのファイルはご自身で置き換えるか、llm.model_path を外して既定のモデルを使ってください。",
     },
+    "model.warm_done": {
+        "en": "Tool prompt ({language}): prepared in {seconds:.1f} s; the first decision in that language now starts at once.",
+        "zh": "工具提示（{language}）：已准备好，用时 {seconds:.1f} 秒；该语言的第一次工具决定现在会立即开始。",
+        "ja": "ツールプロンプト（{language}）：{seconds:.1f} 秒で準備しました。この言語の最初のツール判断もすぐに始まります。",
+    },
+    "model.warm_cached": {
+        "en": "Tool prompt ({language}): already prepared.",
+        "zh": "工具提示（{language}）：已经准备好了。",
+        "ja": "ツールプロンプト（{language}）：準備済みです。",
+    },
+    "model.warm_skipped": {
+        "en": "The provider is {provider}: there is no embedded model to prepare.",
+        "zh": "当前提供方是 {provider}：没有需要准备的内置模型。",
+        "ja": "現在のプロバイダーは {provider} です。準備する内蔵モデルはありません。",
+    },
+    "chat.preparing": {
+        "en": "Preparing the embedded model's tool prompt (once per set of tools)…",
+        "zh": "正在准备内置模型的工具提示（每组工具只需一次）…",
+        "ja": "内蔵モデルのツールプロンプトを準備しています（ツール構成ごとに一度だけ）…",
+    },
     "error.prefix": {"en": "Error", "zh": "错误", "ja": "エラー"},
 }
 

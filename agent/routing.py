@@ -57,11 +57,16 @@ class RouterOptions:
     """The decision's levers. The defaults are the values ``bench/routing/run.py`` supports."""
 
     few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
-    none_bias: float = 2.25  # added to the log-probability of "no tool"
-    lexical_weight: float = 8.0  # times the retrieval similarity (0..1), added to each tool's score
+    shots_per_tool: int = 6  # how many of each tool's examples become few-shot turns (retrieval uses all)
+    none_bias: float = 1.5  # added to the log-probability of "no tool"
+    lexical_weight: float = 4.0  # times the retrieval similarity (0..1), added to each tool's score
+    none_lexical_weight: float = 4.0  # the same for "no tool", from built-in messages that need none
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
     copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
+    copy_numbers: bool = True  # a required number, when the message has digits: copied from the message
     max_value_tokens: int = 40  # per parameter value
+    link_weight: float = 6.0  # added to tools with a required "format": "uri" parameter when the message has a link
+    model_quotes: bool = True  # opening quotes written with what follows (``"(``, ``"/`` are single tokens)
 
 
 # ------------------------------------------------------------------------------------- texts
@@ -100,6 +105,19 @@ _NO_TOOL_SHOTS = [
     "What does the cd command do in a terminal?",
     "你觉得学编程难吗？",
     "週末は何をするのが好き？",
+    # messages about a tool's subject that still need no tool
+    "How do weather forecasts actually work?",
+    "什么是时区？为什么会有时差？",
+    "電卓とパソコンの計算の違いは？",
+    "Translate 'see you tomorrow' into Spanish.",
+    "怎样整理电脑里的文件比较好？",
+    "メモを上手に取るコツを教えて",
+    "Thanks, that helped a lot!",
+    "谢谢你，辛苦了",
+    "おはよう！今日も頑張ろう",
+    "How tall is Mount Everest?",
+    "长城有多长？",
+    "富士山の高さはどれくらい？",
 ]
 
 _ANSWER = {
@@ -126,6 +144,12 @@ _GROUNDED = {
     ),
 }
 
+_PREPARING = {
+    "en": "preparing the tool prompt for this set of tools (once; later messages start at once)",
+    "zh": "正在为当前这组工具准备工具提示（只需一次，之后的消息会立即开始）",
+    "ja": "このツール構成用のツールプロンプトを準備しています（初回のみ。以降のメッセージはすぐに始まります）",
+}
+
 _UNREADABLE = {
     "en": "the model's tool decision could not be read ({error}); answering without a tool",
     "zh": "无法读取模型的工具决定（{error}），将不使用工具直接回答",
@@ -146,6 +170,11 @@ def detect_language(text: str, default: str = "en") -> str:
 
 
 # ---------------------------------------------------------------------------------- retrieval
+def _examples(m: ToolManifest) -> list[str]:
+    """The spec's ``examples`` and then the optional ``extra_examples``."""
+    return [*m.examples, *(getattr(m, "extra_examples", None) or [])]
+
+
 def _features(text: str) -> Counter:
     """Words (Latin, digits) and CJK character uni- and bigrams, case- and width-folded."""
     folded = unicodedata.normalize("NFKC", text).casefold()
@@ -160,8 +189,10 @@ class ToolIndex:
     """Lexical retrieval over the manifests: TF-IDF cosine of a message with each example and the
     description; a tool's score is its best match (0..1)."""
 
-    def __init__(self, manifests: list[ToolManifest]):
-        documents = {m.name: [_features(text) for text in [*m.examples, m.description]] for m in manifests}
+    def __init__(self, manifests: list[ToolManifest], extra: dict[str, list[str]] | None = None):
+        documents = {m.name: [_features(text) for text in [*_examples(m), m.description]] for m in manifests}
+        for name, texts in (extra or {}).items():  # other classes, e.g. messages that need no tool
+            documents[name] = [_features(text) for text in texts]
         frequency: Counter = Counter()
         count = 0
         for docs in documents.values():
@@ -213,10 +244,12 @@ class DecisionPrompt:
         text = prompts.pick(_INSTRUCTIONS, language).format(tools=listing, none=self.none)
         self.prefix: list[dict[str, str]] = [{"role": "system", "content": text}]
         if options.few_shot:
-            for message, tool in _shots(manifests, self.none):
+            for message, tool in _shots(manifests, self.none, options.shots_per_tool):
                 self.prefix.append({"role": "user", "content": message})
                 self.prefix.append({"role": "assistant", "content": json.dumps({"tool": tool}, ensure_ascii=False)})
-        self.index = ToolIndex(manifests)
+        self.index = ToolIndex(manifests, {self.none: _NO_TOOL_SHOTS})
+        # tools that take a link: a message with one is evidence for them
+        self.link_tools = {m.name for m in manifests if any(_is_link(m, key) for key in m.required)}
 
     def messages(self, text: str) -> list[dict[str, str]]:
         return [*self.prefix, {"role": "user", "content": text}]
@@ -247,14 +280,15 @@ def _describe(m: ToolManifest) -> str:
     return f"- {m.name}({', '.join(m.parameters or {})}): {m.description}"
 
 
-def _shots(manifests: list[ToolManifest], none: str) -> list[tuple[str, str]]:
+def _shots(manifests: list[ToolManifest], none: str, per_tool: int) -> list[tuple[str, str]]:
     """Few-shot turns, interleaved (first example of every tool, some no-tool messages, the second
     examples, ...) so that no tool sits closest to the question."""
-    rounds = max((len(m.examples) for m in manifests), default=0)
+    examples = {m.name: _examples(m) for m in manifests}
+    rounds = min(max((len(e) for e in examples.values()), default=0), per_tool)
     per_round = math.ceil(len(_NO_TOOL_SHOTS) / max(rounds, 1))
     shots: list[tuple[str, str]] = []
     for i in range(rounds):
-        shots.extend((m.examples[i], m.name) for m in manifests if i < len(m.examples))
+        shots.extend((examples[m.name][i], m.name) for m in manifests if i < len(examples[m.name]))
         shots.extend((text, none) for text in _NO_TOOL_SHOTS[i * per_round : (i + 1) * per_round])
     return shots
 
@@ -263,6 +297,13 @@ def _value_schema(m: ToolManifest, key: str) -> dict[str, Any]:
     schema = parameter_schema(m.parameter_types.get(key), str(m.parameters[key]))
     schema.pop("description", None)
     return schema
+
+
+_LINK = re.compile(r"\bhttps?://\S+", re.IGNORECASE)
+
+
+def _is_link(m: ToolManifest, key: str) -> bool:
+    return key in m.parameters and _value_schema(m, key).get("format") in ("uri", "url", "iri")
 
 
 def _enum(m: ToolManifest, key: str) -> list[str] | None:
@@ -279,10 +320,13 @@ def _value_filters(manifest: ToolManifest, key: str, message: str, options: Rout
     """How a parameter's value may be written: a number for numeric types, and for an optional
     parameter (with ``copy_optional``) a piece of the message, since it is stated there or left out."""
     filters: dict[str, Any] = {}
-    if _value_schema(manifest, key).get("type") in ("number", "integer"):
+    numeric = _value_schema(manifest, key).get("type") in ("number", "integer")
+    if numeric:
         filters["allowed"] = lambda text: _NUMBER.fullmatch(text) is not None
-    if options.copy_optional and key not in manifest.required:
+    if (options.copy_optional and key not in manifest.required) or (_is_link(manifest, key) and _LINK.search(message)):
         filters["copy_from"] = message
+    elif numeric and options.copy_numbers and re.search(r"[0-9]", message):
+        filters["copy_from"] = message  # a number the message states (not one from the examples)
     return filters
 
 
@@ -290,6 +334,23 @@ def _foreign(value: str, message: str) -> bool:
     """Whether ``value`` is written in another script than the message (Latin letters vs CJK)."""
     written, said = detect_language(value, default=""), detect_language(message, default="")
     return bool(written and said) and (written == "en") != (said == "en")
+
+
+def _unstated(value: str, message: str) -> bool:
+    """Whether a Chinese or Japanese ``value`` is missing from a message in the same script (the
+    model wrote a word of its own, e.g. 英寸 for the message's 英尺): copied from the message instead.
+    Not done for English, where a value may rightly be rewritten (sqrt(2) for "square root of 2")."""
+    return detect_language(value, default="") in ("zh", "ja") and detect_language(message, default="") in ("zh", "ja") \
+        and _fold(value) not in _fold(message)
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).casefold()
+
+
+def _opening(forced: str) -> str:
+    """The space and opening quote an option starts with when they were not forced before it."""
+    return "" if forced else ' "'
 
 
 def _clean_value(raw: str) -> str:
@@ -317,6 +378,19 @@ class Router:
             self._prompts[key] = DecisionPrompt(manifests, language, self.options)
         return self._prompts[key]
 
+    def prepare(self, provider: Any, manifests: list[ToolManifest], language: str) -> bool:
+        """Evaluate and keep the fixed prompt for these manifests now (the embedded model only), so
+        that the first decision is as fast as the others. Returns whether there was work to do."""
+        prompt = self.prompt(manifests, language)
+        if not hasattr(provider, "prepare_prefix") or provider.has_prefix(prompt.prefix):
+            return False
+        provider.prepare_prefix(prompt.prefix)
+        return True
+
+    def is_prepared(self, provider: Any, manifests: list[ToolManifest], language: str) -> bool:
+        """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU)."""
+        return not hasattr(provider, "has_prefix") or provider.has_prefix(self.prompt(manifests, language).prefix)
+
     def decide(self, provider: Any, manifests: list[ToolManifest], text: str, language: str) -> Decision:
         """The decision for ``text``. Provider errors propagate; unreadable output becomes ``Decision.error``."""
         prompt = self.prompt(manifests, language)
@@ -327,12 +401,19 @@ class Router:
     def _decide_scored(self, provider: Any, prompt: DecisionPrompt, text: str) -> Decision:
         options = self.options
         with provider.open_reply(prompt.messages(text), keep=len(prompt.prefix)) as cursor:
-            cursor.extend('{"tool": "')
-            labels = {f'{name}"': name for name in [*prompt.manifests, prompt.none]}
+            quote = "" if options.model_quotes else ' "'  # the opening quote: forced, or part of each option
+            cursor.extend('{"tool":' + quote)
+            labels = {f'{_opening(quote)}{name}"': name for name in [*prompt.manifests, prompt.none]}
             logprobs = cursor.option_logprobs(list(labels))
-            similarity = prompt.index.scores(text) if options.lexical_weight else {}
+            similarity = prompt.index.scores(text) if options.lexical_weight or options.none_lexical_weight else {}
             scores = {
-                name: logprobs[label] + (options.none_bias if name == prompt.none else options.lexical_weight * similarity.get(name, 0.0))
+                name: logprobs[label]
+                + (
+                    options.none_bias + options.none_lexical_weight * similarity.get(name, 0.0)
+                    if name == prompt.none
+                    else options.lexical_weight * similarity.get(name, 0.0)
+                    + (options.link_weight if name in prompt.link_tools and _LINK.search(text) else 0.0)
+                )
                 for label, name in labels.items()
             }
             chosen = max(scores, key=lambda name: scores[name])
@@ -340,35 +421,47 @@ class Router:
             if chosen == prompt.none:
                 return Decision(None, scores=scores, logprobs=model, similarity=similarity)
             manifest = prompt.manifests[chosen]
-            cursor.extend(f'{chosen}", "params": {{')
+            cursor.extend(f'{_opening(quote)}{chosen}", "params": {{')
             params: dict[str, Any] = {}
             for i, key in enumerate(manifest.parameters):
-                cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ': "')
                 values = _enum(manifest, key)
+                cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ":" + quote)
                 if values:
-                    value_scores = cursor.option_logprobs([f'{v}"' for v in values])
-                    value = max(values, key=lambda v: value_scores[f'{v}"'])
-                    cursor.extend(f'{value}"')
+                    value_scores = cursor.option_logprobs([f'{_opening(quote)}{v}"' for v in values])
+                    value = max(values, key=lambda v: value_scores[f'{_opening(quote)}{v}"'])
+                    cursor.extend(f'{_opening(quote)}{value}"')
                 else:
                     value = self._value(cursor, manifest, key, text)
                 if value:
                     params[key] = value
+                elif key in manifest.required:  # nothing in the message for it: the tool cannot be what was meant
+                    return Decision(None, scores=scores, logprobs=model, similarity=similarity)
         return Decision(chosen, params, scores, model, similarity)
 
     def _value(self, cursor: Any, manifest: ToolManifest, key: str, text: str) -> str:
+        value = self._written_value(cursor, manifest, key, text)
+        if key not in manifest.required and len(value) == 1 and detect_language(value, default="") in ("zh", "ja"):
+            return ""  # one character picked out of a sentence (日 of 今日) is not a value worth stating
+        return value
+
+    def _written_value(self, cursor: Any, manifest: ToolManifest, key: str, text: str) -> str:
         """Write one parameter value. A value in another script than the message (a name the model
-        translated, e.g. Tokyo for 东京) is written again, copied from the message."""
+        translated, e.g. Tokyo for 东京), or a Chinese/Japanese word the message does not contain, is
+        written again, copied from the message."""
         options = self.options
         start = cursor.mark()
         filters = _value_filters(manifest, key, text, options)
+        if options.model_quotes:
+            filters["opening"] = ' "'
         value = _clean_value(cursor.until('"', options.max_value_tokens, **filters))
-        if options.copy_foreign and "copy_from" not in filters and _foreign(value, text):
+        if options.copy_foreign and "copy_from" not in filters and (_foreign(value, text) or _unstated(value, text)):
             cursor.rewind(start)
             copied = _clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
-            if _foreign(value, copied):  # the message's own words, in its script
+            if copied and (_foreign(value, copied) or not _foreign(copied, text)):  # the message's own words
                 return copied
             cursor.rewind(start)
-            cursor.extend(json.dumps(value, ensure_ascii=False)[1:])
+            written = json.dumps(value, ensure_ascii=False)
+            cursor.extend(" " + written if "opening" in filters else written[1:])
         return value
 
     def _decide_schema(self, provider: Any, prompt: DecisionPrompt, text: str) -> Decision:
@@ -414,13 +507,29 @@ class RouterProtocol:
     def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
         return prompts.pick(prompts.SYSTEM, language)
 
+    def prepare(self, agent: Any, languages: list[str]) -> dict[str, bool]:
+        """Prepare the tool prompt of each language ahead of the first message (see
+        :meth:`Router.prepare`); returns, per language, whether it had to be evaluated."""
+        done = {}
+        for language in languages:
+            manifests = _manifests_in(agent.registry, language) if language != agent.language else {}
+            current = [manifests.get(m.name, m) for m in agent.registry.manifests()]
+            done[language] = self.router.prepare(agent.provider, current, language) if current else False
+        return done
+
     def next(self, agent: Any, messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
         question, position, tools_ran = _turn(messages)
         language = detect_language(question, agent.language)
         if tools_ran:
             return self._answer(agent, _grounded(messages, question, position, language), emit)
         if manifests:
-            decision = self.router.decide(agent.provider, manifests, question, agent.language)
+            # the tools described in the message's language: a 0.5B model matches a Chinese message
+            # against Chinese descriptions and examples far better than against English ones
+            localized = _manifests_in(agent.registry, language) if language != agent.language else {}
+            manifests = [localized.get(m.name, m) for m in manifests]
+            if not self.router.is_prepared(agent.provider, manifests, language):
+                emit(Event("notice", text=prompts.pick(_PREPARING, language)))
+            decision = self.router.decide(agent.provider, manifests, question, language)
             if decision.error:
                 emit(Event("notice", text=prompts.pick(_UNREADABLE, agent.language).format(error=decision.error)))
             elif decision.tool is not None:
@@ -438,6 +547,14 @@ class RouterProtocol:
     def inject(self, messages: list[dict], reply: Reply, outcomes: list[Any], language: str) -> None:
         """The calls and their results, as OpenAI-style assistant ``tool_calls`` and ``tool`` messages."""
         NativeProtocol().inject(messages, reply, outcomes, language)
+
+
+def _manifests_in(registry: Any, language: str) -> dict[str, ToolManifest]:
+    """The registry's manifests written for ``language``, by name (none when it cannot say)."""
+    try:
+        return {m.name: m for m in registry.manifests(language)}
+    except TypeError:  # a registry whose manifests() takes no language
+        return {}
 
 
 def _turn(messages: list[dict]) -> tuple[str, int, bool]:

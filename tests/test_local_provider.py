@@ -219,3 +219,29 @@ def test_json_schema_constrains_the_answer(model_file):
     completion = provider.complete([{"role": "user", "content": "Which city is the capital of Italy? Answer in JSON."}],
                                    json_schema=schema, max_tokens=20)
     assert json.loads(completion.text)["city"] in ("Paris", "Rome")
+
+
+@pytest.mark.model
+def test_an_opening_quote_written_by_the_model_keeps_a_leading_slash(model_file, tmp_path):
+    """After a forced ``"`` the model rarely writes ``/``: the ``"/`` token is what it knows."""
+    provider = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)
+    messages = [{"role": "system", "content": "Reply with the JSON call of the file reading tool."},
+                {"role": "user", "content": "Read me the contents of /etc/hosts"}]
+    with provider.open_reply(messages) as cursor:
+        cursor.extend('{"tool": "file_read", "params": {"path":')
+        mark = cursor.mark()
+        assert cursor.until('"', opening=' "') == "/etc/hosts"
+        cursor.rewind(mark)
+        assert cursor.until('"', opening=' "', copy_from="Read me the contents of /etc/hosts") == "/etc/hosts"
+
+
+@pytest.mark.model
+def test_a_prepared_prefix_is_kept_on_disk_and_found_by_a_new_provider(model_file, tmp_path):
+    prefix = [{"role": "system", "content": "You route messages to tools."},
+              {"role": "user", "content": "hello"}, {"role": "assistant", "content": '{"tool": "none"}'}]
+    first = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)
+    assert not first.has_prefix(prefix)
+    first.prepare_prefix(prefix)
+    assert first.has_prefix(prefix) and len(list(tmp_path.glob("prefix-*.kv"))) == 1
+    assert LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024).has_prefix(prefix)
+    assert not LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024).has_prefix(prefix[:1])

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agent.loop import Agent, Event, make_protocol
+from agent.providers.base import Completion
 from agent.providers.fake import ScriptedProvider
 from agent.routing import (
     DecisionPrompt,
@@ -231,12 +232,12 @@ class FakeCursor:
         del self.written[mark:]
 
     def option_logprobs(self, options: list[str]) -> dict[str, float]:
-        return {o: self.scores.get(o.rstrip('"'), -20.0) for o in options}
+        return {o: self.scores.get(o.strip().strip('"'), -20.0) for o in options}
 
     def until(self, stop: str, max_tokens: int = 48, **filters: Any) -> str:
         self.filters.append(filters)
         value = self.values.pop(0)
-        self.written.append(value + stop)
+        self.written.append(filters.get("opening", "") + value + stop)
         return value
 
 
@@ -258,7 +259,7 @@ class ScoringProvider:
 
 def test_scored_choice_writes_the_real_keys_and_chooses_enum_values():
     provider = ScoringProvider({"notes": -0.5, "none": -1.0, "weather": -3.0, "search": -0.1, "add": -2.0}, ["passport", ""])
-    router = Router(RouterOptions(lexical_weight=0.0, none_bias=0.0))
+    router = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0, none_bias=0.0))
     decision = router.decide(provider, [WEATHER, NOTES], "When does my passport expire?", "en")
     assert decision.tool == "notes"
     assert decision.params == {"action": "search", "text": "passport"}  # the empty id is left out
@@ -269,7 +270,7 @@ def test_scored_choice_writes_the_real_keys_and_chooses_enum_values():
     assert keep == len(messages) - 1 and messages[-1]["content"] == "When does my passport expire?"
     # optional text: copied from the message; optional id: a number, copied from the message
     text_filters, id_filters = provider.cursor.filters
-    assert text_filters == {"copy_from": "When does my passport expire?"}
+    assert text_filters == {"copy_from": "When does my passport expire?", "opening": ' "'}
     assert id_filters["copy_from"] == "When does my passport expire?"
     assert id_filters["allowed"](b"12") and id_filters["allowed"](b"-3.5") and not id_filters["allowed"](b"twelve")
 
@@ -277,9 +278,9 @@ def test_scored_choice_writes_the_real_keys_and_chooses_enum_values():
 def test_none_bias_and_retrieval_move_the_decision():
     scores = {"weather": -1.0, "none": -1.5}
     prompt_args = ([WEATHER, NOTES], "What's the weather like in Tokyo?", "en")
-    assert Router(RouterOptions(none_bias=0.0, lexical_weight=0.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args).tool == "weather"
-    assert Router(RouterOptions(none_bias=1.0, lexical_weight=0.0)).decide(ScoringProvider(scores), *prompt_args).tool is None
-    decided = Router(RouterOptions(none_bias=1.0, lexical_weight=2.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args)
+    assert Router(RouterOptions(none_bias=0.0, lexical_weight=0.0, none_lexical_weight=0.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args).tool == "weather"
+    assert Router(RouterOptions(none_bias=1.0, lexical_weight=0.0, none_lexical_weight=0.0)).decide(ScoringProvider(scores), *prompt_args).tool is None
+    decided = Router(RouterOptions(none_bias=1.0, lexical_weight=2.0, none_lexical_weight=0.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args)
     assert decided.tool == "weather" and decided.params == {"city": "Tokyo"}
     assert decided.similarity["weather"] == pytest.approx(1.0)
     assert decided.scores["none"] == pytest.approx(-0.5)
@@ -287,23 +288,23 @@ def test_none_bias_and_retrieval_move_the_decision():
 
 def test_required_string_values_are_written_freely():
     provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo"])
-    decision = Router(RouterOptions(lexical_weight=0.0)).decide(provider, [WEATHER], "weather in Tokyo?", "en")
+    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(provider, [WEATHER], "weather in Tokyo?", "en")
     assert decision.params == {"city": "Tokyo"}
-    assert provider.cursor.filters == [{}]
+    assert provider.cursor.filters == [{"opening": ' "'}]
 
 
 def test_a_value_in_another_script_than_the_message_is_copied_from_it():
     provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo", "东京"])
-    decision = Router(RouterOptions(lexical_weight=0.0)).decide(provider, [WEATHER], "东京的天气", "en")
+    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(provider, [WEATHER], "东京的天气", "en")
     assert decision.params == {"city": "东京"}
-    assert provider.cursor.filters == [{}, {"copy_from": "东京的天气"}]
+    assert provider.cursor.filters == [{"opening": ' "'}, {"copy_from": "东京的天气", "opening": ' "'}]
     assert "".join(provider.cursor.written) == '{"tool": "weather", "params": {"city": "东京"'
     latin = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo", "m"])  # a copy that is not the message's words
-    assert Router(RouterOptions(lexical_weight=0.0)).decide(latin, [WEATHER], "东京的天气", "en").params == {"city": "Tokyo"}
+    assert Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(latin, [WEATHER], "东京的天气", "en").params == {"city": "Tokyo"}
     assert "".join(latin.cursor.written).endswith('"city": "Tokyo"')
     kept = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo"])
-    Router(RouterOptions(lexical_weight=0.0, copy_foreign=False)).decide(kept, [WEATHER], "东京的天气", "en")
-    assert kept.cursor.filters == [{}]
+    Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0, copy_foreign=False)).decide(kept, [WEATHER], "东京的天气", "en")
+    assert kept.cursor.filters == [{"opening": ' "'}]
 
 
 def test_router_protocol_answers_directly_when_there_are_no_tools():
@@ -311,3 +312,151 @@ def test_router_protocol_answers_directly_when_there_are_no_tools():
     empty = ToolRegistry({"language": "en", "tools": {}}, builtin=False, packages=False)
     result = agent_with(provider, empty).ask("hi")
     assert result.answer == "Just an answer." and len(provider.requests) == 1
+
+
+# ------------------------------------------------------------ manifests in the message's language
+BILINGUAL_TOOL = """
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+TEXT = {"en": ("Current weather of a city", "City name", "Weather in Paris?"),
+        "zh": ("查询城市的天气", "城市名", "巴黎天气怎么样？")}
+
+class Weather(BaseTool):
+    def __init__(self, config):
+        self.config = config
+
+    def manifest(self):
+        description, city, example = TEXT.get(self.config.get("language"), TEXT["en"])
+        return ToolManifest("weather", description, {"city": city}, [example], required=["city"])
+
+    def execute(self, params):
+        return ToolResult(True, params["city"] + ": 12°C")
+"""
+
+
+def test_registry_gives_manifests_as_tools_write_them_for_another_language(tmp_path):
+    (tmp_path / "weather.py").write_text(BILINGUAL_TOOL, encoding="utf-8")
+    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False)
+    assert registry.manifests()[0].description == "Current weather of a city"
+    assert registry.manifests("zh")[0].description == "查询城市的天气"
+    assert registry.manifests("zh")[0].examples == ["巴黎天气怎么样？"]
+    assert registry.get("weather").config["language"] == "en"  # the tool in use is not changed
+    assert registry.manifests("ja")[0].description == "Current weather of a city"  # its fallback
+
+
+def test_a_tool_that_breaks_in_another_language_keeps_its_usual_manifest(tmp_path):
+    broken = BILINGUAL_TOOL.replace("description, city, example = TEXT.get(self.config.get(\"language\"), TEXT[\"en\"])",
+                                    "description, city, example = TEXT[self.config[\"language\"]]")
+    assert broken != BILINGUAL_TOOL
+    (tmp_path / "weather.py").write_text(broken, encoding="utf-8")
+    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False)
+    assert registry.manifests("ja")[0].description == "Current weather of a city"  # KeyError inside: fallback
+    assert registry.manifests("zh")[0].description == "查询城市的天气"
+
+
+def test_router_shows_the_tools_in_the_language_of_the_message(tmp_path):
+    (tmp_path / "weather.py").write_text(BILINGUAL_TOOL, encoding="utf-8")
+    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False)
+    provider = ScriptedProvider(['{"tool": "weather", "params": {"city": "巴黎"}}', "巴黎现在 12°C。"], native_tools=False)
+    result = agent_with(provider, registry, language="en").ask("巴黎今天天气怎么样？")
+    assert result.answer == "巴黎现在 12°C。"
+    system = provider.requests[0]["messages"][0]["content"]
+    assert "查询城市的天气" in system and "Current weather" not in system
+    assert system.startswith("你是一个路由器")
+    english = ScriptedProvider(['{"tool": "none"}', "Hi!"], native_tools=False)
+    agent_with(english, registry, language="en").ask("hello")
+    assert "Current weather of a city" in english.requests[0]["messages"][0]["content"]
+
+
+# ---------------------------------------------------------------- evidence and value rules
+PAGE = ToolManifest("web_fetch", "Read a web page", {"url": "The page's address"}, ["Read https://example.com"],
+                    parameter_types={"url": {"type": "string", "format": "uri"}}, required=["url"])
+CONVERT = ToolManifest("unit_convert", "Convert units", {"value": "number", "from_unit": "unit", "to_unit": "unit"},
+                       ["10 km in miles?"], parameter_types={"value": "number"}, required=["value", "from_unit", "to_unit"])
+
+
+def test_a_link_in_the_message_is_evidence_for_tools_that_take_one():
+    options = RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0, none_bias=0.0, link_weight=6.0)
+    scores = {"web_fetch": -5.0, "none": -0.1}
+    linked = ScoringProvider(scores, ["https://example.org/menu"])
+    decision = Router(options).decide(linked, [PAGE, WEATHER], "what's on https://example.org/menu for lunch?", "en")
+    assert decision.tool == "web_fetch" and decision.params == {"url": "https://example.org/menu"}
+    assert decision.scores["web_fetch"] == pytest.approx(1.0)
+    assert linked.cursor.filters[0]["copy_from"] == "what's on https://example.org/menu for lunch?"  # copied exactly
+    plain = Router(options).decide(ScoringProvider(scores), [PAGE, WEATHER], "what's for lunch?", "en")
+    assert plain.tool is None  # no link: no bonus
+
+
+def test_a_required_number_is_copied_from_a_message_that_has_digits():
+    provider = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["-40", "C", "F"])
+    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(
+        provider, [CONVERT], "It's -40 degrees Celsius, what's that in Fahrenheit?", "en")
+    assert decision.params == {"value": "-40", "from_unit": "C", "to_unit": "F"}
+    value_filters = provider.cursor.filters[0]
+    assert value_filters["copy_from"].startswith("It's -40")
+    assert value_filters["allowed"](b"-40") and not value_filters["allowed"](b"minus forty")
+    wordy = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["5", "km", "mi"])
+    Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(wordy, [CONVERT], "five km in miles", "en")
+    assert "copy_from" not in wordy.cursor.filters[0]  # no digits to copy: written as a number
+
+
+def test_a_chinese_value_the_message_does_not_contain_is_copied_instead():
+    provider = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["6", "英寸", "英尺", "厘米"])
+    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(
+        provider, [CONVERT], "我身高 6 英尺，换算成厘米是多少", "zh")
+    assert decision.params == {"value": "6", "from_unit": "英尺", "to_unit": "厘米"}
+    assert provider.cursor.filters[2] == {"copy_from": "我身高 6 英尺，换算成厘米是多少", "opening": ' "'}
+    assert "".join(provider.cursor.written).endswith('"from_unit": "英尺", "to_unit": "厘米"')
+
+
+def test_a_tool_whose_required_value_is_empty_is_not_called_and_one_character_is_no_optional_value():
+    empty = ScoringProvider({"weather": 0.0, "none": -9.0}, [""])
+    assert Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(empty, [WEATHER], "天气好吗", "zh").tool is None
+    provider = ScoringProvider({"notes": 0.0, "none": -9.0, "list": 0.0}, ["记", ""])
+    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(provider, [NOTES], "看看我都记了什么", "zh")
+    assert decision.tool == "notes" and decision.params == {"action": "list"}
+
+
+def test_extra_examples_feed_retrieval_and_few_shot_turns():
+    extra = ToolManifest("weather", "Current weather of a city", {"city": "City name"}, ["Weather in Tokyo?"],
+                         required=["city"], extra_examples=["Do I need an umbrella in Oslo?", "Is it windy in Perth?"])
+    index = ToolIndex([extra, NOTES], {"none": ["hello there"]})
+    assert index.top("do i need an umbrella today in rome", 1) == ["weather"]
+    assert index.top("hello there friend", 1) == ["none"]
+    prompt = DecisionPrompt([extra, NOTES], "en", RouterOptions(shots_per_tool=2))
+    users = [m["content"] for m in prompt.prefix if m["role"] == "user"]
+    assert "Do I need an umbrella in Oslo?" in users and "Is it windy in Perth?" not in users  # 2 per tool
+    assert DecisionPrompt([extra], "en", RouterOptions(shots_per_tool=3)).prefix.count(
+        {"role": "assistant", "content": '{"tool": "weather"}'}) == 3
+
+
+# ------------------------------------------------------------------------ preparing the prompt
+class PreparingProvider(ScoringProvider):
+    def __init__(self, scores, values=()):
+        super().__init__(scores, values)
+        self.kept: list[list[dict]] = []
+
+    def has_prefix(self, messages):
+        return messages in self.kept
+
+    def prepare_prefix(self, messages):
+        self.kept.append(messages)
+
+
+def test_the_tool_prompt_is_prepared_once_per_language_and_a_cold_first_decision_says_so(tmp_path):
+    (tmp_path / "weather.py").write_text(BILINGUAL_TOOL, encoding="utf-8")
+    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False)
+    provider = PreparingProvider({"none": 0.0, "weather": -9.0})
+    provider.complete = lambda messages, **kw: Completion(text="hi")  # type: ignore[method-assign]
+    agent = Agent(provider, registry, language="en", tool_protocol="router")
+    events: list[Event] = []
+    agent.ask("hello", on_event=events.append)
+    notices = [e.text for e in events if e.kind == "notice"]
+    assert notices == ["preparing the tool prompt for this set of tools (once; later messages start at once)"]
+    assert agent.protocol.prepare(agent, ["en", "zh"]) == {"en": True, "zh": True}
+    systems = [prefix[0]["content"] for prefix in provider.kept]
+    assert "Current weather of a city" in systems[0] and systems[1].startswith("你是一个路由器") and "查询城市的天气" in systems[1]
+    assert agent.protocol.prepare(agent, ["en", "zh"]) == {"en": False, "zh": False}
+    events.clear()
+    agent.ask("你好", on_event=events.append)
+    assert [e for e in events if e.kind == "notice"] == []

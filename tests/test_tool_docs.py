@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from agent.cli import cli
 from agent.config import load_settings
 from agent.evaluation import load_cases
+from agent.i18n import t
 from agent.tools import ToolRegistry
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -26,6 +27,11 @@ def blocks(language: str) -> dict[str, list[str]]:
     for kind, body in re.findall(r"```(\w+)\n(.*?)```", text, re.S):
         found.setdefault(kind, []).append(body)
     return found
+
+
+def python_block(language: str, marker: str) -> str:
+    """The guide's python block that contains ``marker``."""
+    return next(b for b in blocks(language)["python"] if marker in b)
 
 
 def as_pattern(output: str) -> str:
@@ -66,8 +72,8 @@ def test_the_dice_tool_loads_cleanly_and_runs_as_shown(guide):
 
 def test_the_extensions_shown_work(guide, monkeypatch):
     language, tools = guide
-    python = blocks(language)["python"]
-    typed, limits, reason = python[1], python[2], python[3]
+    typed, limits = python_block(language, "parameter_types="), python_block(language, "timeout=")
+    reason, extra = python_block(language, "def unavailable_reason"), python_block(language, "extra_examples=")
     (tools / "dice.py").write_text(dice_source(language, typed, limits), encoding="utf-8")
     manifest = ToolRegistry({"language": language}, folders=[tools], builtin=False, packages=False).get("dice").manifest()
     assert (manifest.parameter_types, manifest.required, manifest.timeout, manifest.risk) == (
@@ -76,6 +82,14 @@ def test_the_extensions_shown_work(guide, monkeypatch):
     command, shown = console.split("\n", 1)
     result = invoke(language, *shlex.split(command.removeprefix("$ riverse ")))
     assert result.exit_code == 1 and result.stderr.strip() == shown.strip()
+
+    # extra_examples: part of the manifest, and the check has nothing to say about them
+    (tools / "dice.py").write_text(dice_source(language, extra), encoding="utf-8")
+    manifest = ToolRegistry({"language": language}, folders=[tools], builtin=False, packages=False).get("dice").manifest()
+    assert len(manifest.examples) <= 3 and len(manifest.extra_examples) == 3
+    checked = invoke(language, "tools", "check", str(tools / "dice.py"))
+    assert checked.exit_code == 0
+    assert checked.output.strip() == t("check.summary", language, files=1, tools=1, errors=0, warnings=0)
 
     # unavailable_reason: with no ffmpeg on PATH, the tool is listed as unavailable with that reason.
     (tools / "dice.py").write_text("import shutil\n" + dice_source(language) + reason, encoding="utf-8")
@@ -102,7 +116,7 @@ def test_the_test_example_passes(guide):
     (tools / "dice.py").write_text(dice_source(language), encoding="utf-8")
     test_file = tools / "tests" / "test_dice.py"
     test_file.parent.mkdir()
-    test_file.write_text(blocks(language)["python"][4], encoding="utf-8")
+    test_file.write_text(python_block(language, "def test_the_model_rolls_a_d20"), encoding="utf-8")
     namespace = {"__file__": str(test_file), "__name__": "doc_test_dice"}
     exec(compile(test_file.read_text(encoding="utf-8"), str(test_file), "exec"), namespace)
     namespace["test_the_model_rolls_a_d20"]()

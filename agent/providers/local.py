@@ -79,6 +79,13 @@ class _Context:
     def prepare(self, tokens: list[int]) -> None:
         """Hold ``tokens[:-1]`` evaluated, reusing the longest cached prefix (context or snapshot)."""
         target = len(tokens) - 1
+        common = self._reuse(tokens, target)
+        if common < target:
+            self.llm.eval(tokens[common:target])
+
+    def _reuse(self, tokens: list[int], target: int) -> int:
+        """Keep (or restore from a snapshot) the longest prefix of ``tokens[:target]`` already
+        evaluated, forget the rest; return its length."""
         done = self.tokens
         common = 0
         while common < min(len(done), target) and done[common] == tokens[common]:
@@ -88,8 +95,13 @@ class _Context:
             self.restore(max(better, key=lambda s: len(s[0])))
             common = self.llm.n_tokens  # the snapshot's length, or 0 when it could not be restored
         self.truncate(common)
-        if common < target:
-            self.llm.eval(tokens[common:target])
+        return common
+
+    def evaluate_to(self, tokens: list[int]) -> Any:
+        """Hold all of ``tokens`` evaluated (reusing the longest cached prefix, evaluating the rest in
+        one batch) and return the logits of the token after them."""
+        common = self._reuse(tokens, len(tokens) - 1)
+        return self.feed(tokens[common:])
 
     def feed(self, tokens: list[int]) -> Any:
         """Evaluate ``tokens`` after what is held; return the logits of the next token (a copy)."""
@@ -259,6 +271,23 @@ class LocalProvider:
         return llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
 
     # ---------------------------------------------------------------------------- interfaces
+    def has_prefix(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether the KV state of ``messages`` (a fixed prompt) is already kept, in memory or on
+        disk, so that :meth:`open_reply` with them as its prefix starts at once."""
+        with self._lock:
+            context = self.context
+            prefix = self.render(messages, open_reply=False)
+            if any(tokens == prefix for tokens, _ in context.snapshots):
+                return True
+            path = context.snapshot_file(prefix)
+            return path is not None and path.is_file()
+
+    def prepare_prefix(self, messages: list[dict[str, Any]]) -> None:
+        """Evaluate ``messages`` (a fixed prompt) and keep their KV state, in memory and on disk,
+        unless that was done before: what :meth:`open_reply` with ``keep`` does on first use."""
+        with self._lock:
+            self.context.keep(self.render(messages, open_reply=False))
+
     @contextmanager
     def open_reply(self, messages: list[dict[str, Any]], *, keep: int = 0) -> Iterator[ReplyCursor]:
         """A cursor at the start of the assistant's reply to ``messages``; holds the model's lock.
@@ -274,8 +303,7 @@ class LocalProvider:
                 prefix = self.render(messages[:keep], open_reply=False)
                 if prefix == tokens[: len(prefix)]:
                     context.keep(prefix)
-            context.prepare(tokens)
-            yield ReplyCursor(self, context, context.feed(tokens[-1:]))
+            yield ReplyCursor(self, context, context.evaluate_to(tokens))
 
     def complete(
         self,
@@ -348,19 +376,26 @@ class ReplyCursor:
         self._provider = provider
         self._context = context
         self._logits = logits
+        # Text appended but not evaluated yet: it is evaluated in one batch with what comes next
+        # (a forward pass costs about as much for one token as for twenty).
+        self._pending = ""
 
-    def mark(self) -> tuple[int, Any]:
+    def mark(self) -> tuple[int, Any, str]:
         """A point in the reply to :meth:`rewind` to."""
-        return self._context.llm.n_tokens, self._logits
+        return self._context.llm.n_tokens, self._logits, self._pending
 
-    def rewind(self, mark: tuple[int, Any]) -> None:
+    def rewind(self, mark: tuple[int, Any, str]) -> None:
         """Forget what was written after ``mark``."""
-        count, self._logits = mark
+        count, self._logits, self._pending = mark
         self._context.truncate(count)
 
     def extend(self, text: str) -> None:
-        """Append ``text`` to the reply (evaluated in one batch)."""
-        tokens = self._provider.tokenize(text)
+        """Append ``text`` to the reply (evaluated lazily, in one batch with what follows)."""
+        self._pending += text
+
+    def _flush(self) -> None:
+        text, self._pending = self._pending, ""
+        tokens = self._provider.tokenize(text) if text else []
         if tokens:
             self._logits = self._context.feed(tokens)
 
@@ -374,7 +409,8 @@ class ReplyCursor:
         import numpy as np
 
         context = self._context
-        sequences = {option: self._provider.tokenize(option) for option in dict.fromkeys(options)}
+        head = self._provider.tokenize(self._pending) if self._pending else []  # evaluated with the first branch
+        sequences = {option: head + self._provider.tokenize(option) for option in dict.fromkeys(options)}
         base = context.tokens
         scores = {option: float("-inf") for option in sequences}
         pending: list[tuple[list[int], list[str], float]] = [([], [o for o, s in sequences.items() if s], 0.0)]
@@ -394,8 +430,7 @@ class ReplyCursor:
             if not branches:
                 continue
             if prefix:
-                context.prepare(base + prefix)
-                logits = context.feed(prefix[-1:])
+                logits = context.evaluate_to(base + prefix)
             else:
                 logits = self._logits
             values = np.array([logits[token] for token in branches], dtype=np.float64)
@@ -405,7 +440,13 @@ class ReplyCursor:
         return scores
 
     def until(
-        self, stop: str, max_tokens: int = 48, *, allowed: Callable[[bytes], bool] | None = None, copy_from: str | None = None
+        self,
+        stop: str,
+        max_tokens: int = 48,
+        *,
+        allowed: Callable[[bytes], bool] | None = None,
+        copy_from: str | None = None,
+        opening: str = "",
     ) -> str:
         """Write greedily until ``stop`` (one character), a line end or the end of the reply.
 
@@ -413,35 +454,47 @@ class ReplyCursor:
         to a number; ``copy_from`` limits it to a piece of that text (copying a value out of the
         user's message). The likeliest of the model's top candidates that keeps the text acceptable
         is taken; when none does (the model meant something else), the text ends.
-        Returns the text before the end; the reply then continues after ``stop``, which is written
-        even when the model ended otherwise.
+
+        ``opening`` is text the reply must start with (a JSON value's opening quote), written by the
+        model rather than forced, so that it can pick the token that joins the opening to what follows
+        (``"(`` or ``"/`` are single tokens; after a forced ``"`` the model rarely writes ``(`` or ``/``).
+        It is not part of the returned text. Returns the text before the end; the reply then continues
+        after ``stop``, which is written even when the model ended otherwise.
         """
         context = self._context
+        self._flush()
         checks = [check for check in (allowed, _substring_of(copy_from)) if check is not None]
+        head = opening.encode("utf-8")
         produced = b""
         stop_bytes = stop.encode("utf-8")
         for _ in range(max_tokens):
-            token, piece = self._next_piece(produced, checks, stop_bytes)
+            token, piece = self._next_piece(produced, checks, stop_bytes, head)
             if token is None:
                 break
-            ends = [i for i in (piece.find(stop_bytes), piece.find(b"\n")) if i >= 0]
+            skip = max(0, len(head) - len(produced))  # bytes of this piece that are still the opening
+            ends = [i for i in (piece.find(stop_bytes, skip), piece.find(b"\n", skip)) if i >= 0]
             if ends:
                 tail = piece[: min(ends)]
                 produced += tail
                 self.extend(tail.decode("utf-8", "ignore") + stop)
-                return produced.decode("utf-8", "ignore")
+                return produced[len(head):].decode("utf-8", "ignore")
             produced += piece
             self._logits = context.feed([token])
+        if len(produced) < len(head):
+            self.extend(head[len(produced):].decode("utf-8", "ignore"))
         self.extend(stop)
-        return produced.decode("utf-8", "ignore")
+        return produced[len(head):].decode("utf-8", "ignore")
 
-    def _next_piece(self, produced: bytes, checks: list[Callable[[bytes], bool]], stop: bytes) -> tuple[int | None, bytes]:
-        """The greedy next token and its text; with ``checks``, the likeliest of the top candidates
-        whose text, up to ``stop``, passes them all."""
+    def _next_piece(
+        self, produced: bytes, checks: list[Callable[[bytes], bool]], stop: bytes, head: bytes = b""
+    ) -> tuple[int | None, bytes]:
+        """The greedy next token and its text; with ``checks`` or an unfinished ``head``, the likeliest
+        of the top candidates whose text starts with ``head`` and, after it and up to ``stop``, passes
+        every check."""
         import numpy as np
 
         context = self._context
-        if not checks:
+        if not checks and len(produced) >= len(head):
             token = int(self._logits.argmax())
             return (None, b"") if context.is_control(token) else (token, context.llm.detokenize([token]))
         top = np.argpartition(self._logits, -COPY_CANDIDATES)[-COPY_CANDIDATES:]
@@ -450,9 +503,16 @@ class ReplyCursor:
             if context.is_control(token):
                 return None, b""
             piece = context.llm.detokenize([token])
-            end = piece.find(stop)
-            text = produced + (piece if end < 0 else piece[:end])
-            if all(check(text) for check in checks):
+            text = produced + piece
+            if len(text) <= len(head):
+                if head.startswith(text):
+                    return token, piece
+                continue
+            if not text.startswith(head):
+                continue
+            value = text[len(head):]
+            end = value.find(stop)
+            if all(check(value if end < 0 else value[:end]) for check in checks):
                 return token, piece
         return None, b""
 

@@ -28,6 +28,9 @@ class ToolManifest:
     - ``required``: parameter names that must be given. By default none is required.
     - ``timeout``: seconds this tool may run before it is abandoned (default: the runtime's).
     - ``risk``: what the tool can do, one of ``read``, ``write``, ``network``, ``execute``.
+    - ``extra_examples``: more messages that should trigger the tool, beyond the spec's 2-3
+      ``examples``: used only to choose tools (retrieval, and few-shot turns for the embedded model),
+      where more varied phrasings help a small model most.
     """
 
     name: str
@@ -38,6 +41,7 @@ class ToolManifest:
     required: list[str] = field(default_factory=list)
     timeout: float | None = None
     risk: str | None = None
+    extra_examples: list[str] = field(default_factory=list)
 
     @property
     def risk_level(self) -> str:
@@ -77,6 +81,7 @@ class ToolManifest:
             "required": list(self.required or []),
             "timeout": self.timeout,
             "risk": self.risk,
+            "extra_examples": list(self.extra_examples or []),
         }
 
 

@@ -15,6 +15,7 @@ wins.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import importlib.machinery
@@ -73,6 +74,32 @@ class ToolEntry:
     rank: int
     available: bool = True
     reason: str = ""  # why it is unavailable
+    localized: dict[str, ToolManifest] = field(default_factory=dict, repr=False)  # by language, see manifests()
+
+    def manifest_in(self, language: str) -> ToolManifest:
+        """The manifest as the tool writes it for another ``language``: a copy of the tool whose
+        config says that language is asked (tools that read ``config["language"]``, as the built-in
+        ones and the original Riverse's do, answer in it). The usual manifest when the tool has no
+        such config, or its answer is not a valid manifest of the same tool."""
+        if language in self.localized:
+            return self.localized[language]
+        manifest = self.manifest
+        config = getattr(self.tool, "config", None)
+        if isinstance(config, dict) and config.get("language") not in (None, language):
+            try:
+                twin = copy.copy(self.tool)
+                twin.config = {**config, "language": language}
+                other = twin.manifest()
+                if (
+                    isinstance(other, ToolManifest)
+                    and other.name == manifest.name
+                    and not any(p.level == "error" for p in manifest_problems(other, language))
+                ):
+                    manifest = other
+            except Exception:  # a tool that cannot do this keeps its usual manifest
+                pass
+        self.localized[language] = manifest
+        return manifest
 
 
 @dataclass
@@ -222,9 +249,13 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return sorted(self._tools)
 
-    def manifests(self) -> list[ToolManifest]:
-        """Manifests of every available tool, by name."""
-        return [self._tools[n].manifest for n in self.names()]
+    def manifests(self, language: str | None = None) -> list[ToolManifest]:
+        """Manifests of every available tool, by name; with ``language``, as each tool writes them
+        for that language (see :meth:`ToolEntry.manifest_in`), e.g. for a message written in it."""
+        entries = [self._tools[n] for n in self.names()]
+        if language is None or language == self.config.get("language"):
+            return [e.manifest for e in entries]
+        return [e.manifest_in(language) for e in entries]
 
     def entries(self, include_unavailable: bool = False) -> list[ToolEntry]:
         if include_unavailable:

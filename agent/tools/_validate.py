@@ -72,6 +72,9 @@ def manifest_problems(manifest: Any, language: str | None = None) -> list[Manife
             warning(f"{len(examples)} examples; the spec recommends 2-3")
         if any(not e.strip() for e in examples):
             error("an example is empty")
+    extra = getattr(manifest, "extra_examples", None) or []
+    if not isinstance(extra, (list, tuple)) or not all(isinstance(e, str) and e.strip() for e in extra):
+        error("extra_examples must be a list of non-empty strings")
 
     types = manifest.parameter_types
     if not isinstance(types, dict):

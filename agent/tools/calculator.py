@@ -5,7 +5,8 @@ Accepted input, after normalization:
 - numbers (``12``, ``2.5``, ``1e3``, ``1_000``); full-width digits and operators; ``1,000`` thousands
   separators when the expression calls no function (inside calls, commas separate arguments);
 - ``+ - * / // % **`` with ``^`` for power, ``×``/``·``/``x`` (between numbers) for times, ``÷``, ``−``,
-  ``²``/``³``; parentheses; a trailing ``=`` or ``?`` is ignored; ``0x1F`` is hexadecimal;
+  ``²``/``³``, ``√`` for sqrt; parentheses; a trailing ``=`` or ``?`` is ignored, and so is an answer
+  after ``=`` (``586 / 4 = 146.5``); currency signs ($ € £ ¥, 元, 円) are dropped; ``0x1F`` is hexadecimal;
 - constants ``pi`` (``π``) and ``e``; functions sqrt, abs, round(x[, digits]), floor, ceil,
   log(x[, base]) (natural by default), ln, log10, log2, exp, sin, cos, tan (radians), factorial;
 - percent: ``15% of 80`` and a ``%`` ending a number (``80*15%``) mean /100; ``7 % 3`` is modulo.
@@ -45,16 +46,37 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "description": "Calculate the exact result of an arithmetic expression (fractions, powers, roots, logs, percentages).",
         "expression": "The expression, e.g. (3+4)*2, 2^10, sqrt(2), 15% of 80, log(1000, 10)",
         "examples": ["What is 1234 * 5678?", "Calculate 15% of 80", "What's the square root of 2?"],
+        "extra_examples": [
+            "What's an 18% tip on a $64 bill?",
+            "(45 + 15) / 4 * 3 = ?",
+            "Split 237.60 between 4 people, how much each?",
+            "If I save 250 a month for 18 months, how much will I have?",
+            "What is 2 to the power of 16?",
+        ],
     },
     "zh": {
         "description": "需要精确计算算术表达式（分数、乘方、开方、对数、百分比）时使用。",
         "expression": "算式，例如 (3+4)*2、2^10、sqrt(2)、15% of 80、log(1000, 10)",
         "examples": ["1234 乘以 5678 等于多少？", "帮我算一下 (3+4)*2^5", "2 的平方根是多少？"],
+        "extra_examples": [
+            "3.5 乘以 12 再减去 7 是多少",
+            "一共 468 元，6 个人平分每人多少？",
+            "(120 - 45) / 5 = ?",
+            "2 的 20 次方等于多少",
+            "买了 3 件 89 元的衣服，打八折后一共多少钱？",
+        ],
     },
     "ja": {
         "description": "計算式の正確な結果を求めるときに使う（分数・累乗・平方根・対数・パーセント）。",
         "expression": "計算する式。例: (3+4)*2、2^10、sqrt(2)、15% of 80、log(1000, 10)",
         "examples": ["1234 × 5678 はいくつ？", "(3+4)*2^5 を計算して", "2 の平方根はいくつですか？"],
+        "extra_examples": [
+            "3.5 × 12 − 7 は？",
+            "4680円を6人で割り勘するといくら？",
+            "(120 - 45) ÷ 5 を計算して",
+            "2の20乗っていくつ？",
+            "月に2万円ずつ貯金したら1年でいくらになる？",
+        ],
     },
 }
 
@@ -142,10 +164,25 @@ class CalcError(Exception):
 _SYMBOLS = str.maketrans({"×": "*", "·": "*", "∗": "*", "÷": "/", "−": "-", "–": "-", "π": "pi"})
 
 
+def _without_answer(text: str) -> str:
+    """The text before a top-level ``=`` (not ``==``, ``<=``, nor a keyword argument inside brackets)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch in "=＝" and depth == 0 and text[i - 1 : i] not in ("=", "<", ">", "!") and text[i + 1 : i + 2] != "=":
+            return text[:i].strip()
+    return text
+
+
 def normalize(expression: str) -> str:
     """The expression in Python syntax (see the module docstring for what is accepted)."""
     text = expression.replace("²", "**2").replace("³", "**3")
     text = unicodedata.normalize("NFKC", text).translate(_SYMBOLS).strip().rstrip("=?").strip()
+    text = _without_answer(text)  # "586 / 4 = 146.5": the part before the answer
+    text = re.sub(r"[$€£¥￥₩₹]|(?<=\d)\s*(?:元|円|块)", "", text)  # amounts of money are numbers
+    text = re.sub(r"√\s*(\d+(?:\.\d+)?)", r"sqrt(\1)", text).replace("√", "sqrt")  # √2 and √(x)
+    text = re.sub(r"(?<=[\d)])\s*(?=sqrt\()", "*", text)  # 2√9: 2*sqrt(9)
     text = re.sub(r"(?<=[\d)])(?<!(?<![\w.])0)\s*[xX]\s*(?=[\d(.])", "*", text)  # not in hex 0x1F
     text = re.sub(r"(\d+(?:\.\d+)?)\s*%\s*of\b", r"(\1/100)*", text, flags=re.IGNORECASE)
     text = re.sub(r"(\d+(?:\.\d+)?)%(?=\s*(?:$|[)*/,]))", r"(\1/100)", text)
@@ -339,6 +376,7 @@ class CalculatorTool(BaseTool):
             description=text["description"],
             parameters={"expression": text["expression"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"expression": "string"},
             required=["expression"],
             risk="read",
@@ -350,6 +388,7 @@ class CalculatorTool(BaseTool):
     def execute(self, params: dict) -> ToolResult:
         lang = self.language
         expression = str(params.get("expression") or "").strip().rstrip("=?＝？ ")
+        expression = _without_answer(expression)  # "586 / 4 = 146.5": the question, not the guess
         if not expression:
             return failure(_TEXT["empty"], lang)
         if len(expression) > MAX_LENGTH:

@@ -81,16 +81,37 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "description": "Get the current date, weekday and time, here or in another city or time zone.",
         "timezone": "City, country or IANA time zone, e.g. Tokyo, London, America/New_York; leave empty for local time",
         "examples": ["What time is it in New York?", "What's today's date?", "Is it night in Tokyo right now?"],
+        "extra_examples": [
+            "What time is it in Dubai at the moment?",
+            "What day of the week is it today?",
+            "Is it still morning in Los Angeles?",
+            "Current time in Berlin, please",
+            "Can I still call my colleague in Toronto, or is it the middle of the night there?",
+        ],
     },
     "zh": {
         "description": "查询现在的日期、星期和时间（本地或其他城市、时区）。",
         "timezone": "城市、国家或 IANA 时区，例如 东京、伦敦、America/New_York；留空表示本地时间",
         "examples": ["纽约现在几点？", "今天是几月几号星期几？", "伦敦现在是晚上吗？"],
+        "extra_examples": [
+            "迪拜现在是几点？",
+            "今天星期几？",
+            "洛杉矶那边现在是早上还是晚上？",
+            "现在给柏林的同事打电话会不会太晚？",
+            "现在是几点几分？",
+        ],
     },
     "ja": {
         "description": "現在の日付・曜日・時刻を調べる（ここ、または他の都市やタイムゾーン）。",
         "timezone": "都市名・国名または IANA タイムゾーン。例: 東京、ロンドン、America/New_York。空欄ならローカル時刻",
         "examples": ["ニューヨークは今何時？", "今日は何月何日何曜日？", "ロンドンは今夜ですか？"],
+        "extra_examples": [
+            "ドバイは今何時？",
+            "今日の日付を教えて",
+            "ロサンゼルスは今朝ですか夜ですか？",
+            "今ベルリンの同僚に電話しても大丈夫な時間？",
+            "今何時何分？",
+        ],
     },
 }
 
@@ -171,6 +192,7 @@ class CurrentTimeTool(BaseTool):
             description=text["description"],
             parameters={"timezone": text["timezone"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"timezone": "string"},
             required=[],
             risk="read",

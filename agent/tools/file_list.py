@@ -20,16 +20,37 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "description": "List the files and folders in one of the user's folders (only inside the allowed folders).",
         "path": "Folder to list, relative to the first allowed folder or absolute; empty for the allowed folders themselves",
         "examples": ["What files are in my Documents folder?", "List the contents of the projects folder", "Show me what's in reports/2024"],
+        "extra_examples": [
+            "What's inside the Music folder?",
+            "Show me the contents of the src directory",
+            "Do I have anything in the backups folder?",
+            "List everything under photos/2023",
+            "Show the files in ~/projects/website",
+        ],
     },
     "zh": {
         "description": "列出用户某个文件夹中的文件和子文件夹（仅限允许访问的文件夹）。",
         "path": "要列出的文件夹，相对于第一个允许的文件夹或绝对路径；留空则列出允许的文件夹本身",
         "examples": ["我的文档文件夹里有哪些文件？", "列出 projects 文件夹的内容", "看看 reports/2024 里有什么"],
+        "extra_examples": [
+            "下载文件夹里有什么？",
+            "看看 src 目录下有哪些文件",
+            "backups 文件夹里有东西吗？",
+            "列出 photos/2023 下面的所有文件",
+            "~/projects/website 里都有些什么文件",
+        ],
     },
     "ja": {
         "description": "ユーザーのフォルダー内のファイルとフォルダーを一覧にする（許可されたフォルダー内のみ）。",
         "path": "一覧にするフォルダー。最初の許可フォルダーからの相対パスか絶対パス。空なら許可フォルダーそのもの",
         "examples": ["ドキュメントフォルダーにはどんなファイルがある？", "projects フォルダーの中身を見せて", "reports/2024 に何が入っているか教えて"],
+        "extra_examples": [
+            "ダウンロードフォルダーの中身は？",
+            "src ディレクトリにはどんなファイルがある？",
+            "backups フォルダーに何か入ってる？",
+            "photos/2023 の下のファイルを一覧にして",
+            "~/projects/website に何があるか見せて",
+        ],
     },
 }
 
@@ -95,6 +116,7 @@ class FileListTool(BaseTool):
             description=text["description"],
             parameters={"path": text["path"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"path": "string"},
             required=[],
             risk="read",

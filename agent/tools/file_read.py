@@ -25,18 +25,39 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "path": "The file, relative to the first allowed folder or absolute, e.g. notes/todo.txt",
         "start_line": "Line number to start from (default 1); use it to read the next part of a long file",
         "examples": ["Read notes/todo.txt", "What does my shopping-list.md say?", "Show me the next part of report.txt from line 401"],
+        "extra_examples": [
+            "Open config.yaml and tell me what's in it",
+            "What's written in ~/Documents/ideas.txt?",
+            "Show me the README.md",
+            "Print the first lines of logs/app.log",
+            "Give me a summary of essay.txt",
+        ],
     },
     "zh": {
         "description": "读取用户允许访问的文件夹中的文本文件（长文件分段返回）。",
         "path": "文件路径，相对于第一个允许的文件夹或绝对路径，例如 notes/todo.txt",
         "start_line": "从第几行开始读（默认 1）；读长文件的下一段时使用",
         "examples": ["读一下 notes/todo.txt", "我的 shopping-list.md 里写了什么？", "从第 401 行继续读 report.txt"],
+        "extra_examples": [
+            "打开 config.yaml 看看里面写了什么",
+            "~/Documents/ideas.txt 的内容是什么？",
+            "显示一下 README.md",
+            "把 logs/app.log 的开头几行给我看看",
+            "帮我总结一下 essay.txt",
+        ],
     },
     "ja": {
         "description": "許可されたフォルダー内のテキストファイルを読む（長いファイルは分割して返す）。",
         "path": "ファイルのパス。最初の許可フォルダーからの相対パスか絶対パス（例: notes/todo.txt）",
         "start_line": "読み始める行番号（既定は 1）。長いファイルの続きを読むときに使う",
         "examples": ["notes/todo.txt を読んで", "shopping-list.md には何が書いてある？", "report.txt の 401 行目から続きを読んで"],
+        "extra_examples": [
+            "config.yaml を開いて中身を教えて",
+            "~/Documents/ideas.txt には何が書いてある？",
+            "README.md を表示して",
+            "logs/app.log の最初の数行を見せて",
+            "essay.txt を要約して",
+        ],
     },
 }
 
@@ -114,6 +135,7 @@ class FileReadTool(BaseTool):
             description=text["description"],
             parameters={"path": text["path"], "start_line": text["start_line"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"path": "string", "start_line": "integer"},
             required=["path"],
             risk="read",

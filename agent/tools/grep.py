@@ -39,18 +39,39 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "pattern": "Text or regular expression to look for (case-insensitive), e.g. invoice or TODO|FIXME",
         "path": "Folder or file to search, relative to the first allowed folder or absolute; empty for all allowed folders",
         "examples": ["Which of my notes mention the dentist?", "Find TODO in the projects folder", "Search my documents for 'passport number'"],
+        "extra_examples": [
+            "Which files in src mention DATABASE_URL?",
+            "Search the docs folder for 'refund policy'",
+            "Where did I write about the Kyoto trip in my journal folder?",
+            "Find every file under projects/app that contains 'TODO: fix'",
+            "Look for the word 'invoice' in my Documents",
+        ],
     },
     "zh": {
         "description": "在用户允许访问的文件夹的文本文件中，查找包含某个词、短语或正则表达式的行。",
         "pattern": "要查找的文字或正则表达式（不区分大小写），例如 发票 或 TODO|FIXME",
         "path": "要搜索的文件夹或文件，相对于第一个允许的文件夹或绝对路径；留空则搜索所有允许的文件夹",
         "examples": ["我的笔记里哪些提到了牙医？", "在 projects 文件夹里查找 TODO", "在文档里搜索“护照号码”"],
+        "extra_examples": [
+            "src 里哪些文件提到了 DATABASE_URL？",
+            "在 docs 文件夹里搜索“退款政策”",
+            "我的日记文件夹里哪里写过京都旅行？",
+            "projects/app 下哪些文件包含 'TODO: fix'",
+            "在文档里找一下“发票”这个词",
+        ],
     },
     "ja": {
         "description": "許可されたフォルダー内のテキストファイルから、語句や正規表現を含む行を探す。",
         "pattern": "探す文字列または正規表現（大文字小文字を区別しない）。例: 請求書、TODO|FIXME",
         "path": "検索するフォルダーかファイル。最初の許可フォルダーからの相対パスか絶対パス。空ならすべての許可フォルダー",
         "examples": ["歯医者について書いたメモはどれ？", "projects フォルダーで TODO を探して", "ドキュメントから「パスポート番号」を検索して"],
+        "extra_examples": [
+            "src の中で DATABASE_URL を使っているファイルは？",
+            "docs フォルダーから「返金ポリシー」を検索して",
+            "日記のフォルダーで京都旅行について書いたのはどこ？",
+            "projects/app 以下で 'TODO: fix' を含むファイルを探して",
+            "ドキュメントの中から「請求書」という言葉を探して",
+        ],
     },
 }
 
@@ -172,6 +193,7 @@ class GrepTool(BaseTool):
             description=text["description"],
             parameters={"pattern": text["pattern"], "path": text["path"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"pattern": "string", "path": "string"},
             required=["pattern"],
             risk="read",

@@ -36,6 +36,13 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "text": "For add: what to remember, as a full sentence. For search: the question or keywords",
         "id": "For delete: the note's number, as shown by list or search",
         "examples": ["Remember that my passport expires in May", "When does my passport expire?", "What notes do I have?"],
+        "extra_examples": [
+            "Note down that the garage code is 4471",
+            "Don't let me forget: renew the car insurance in June",
+            "What did I tell you about my sister's flight?",
+            "Do I have a note about the gym membership?",
+            "Delete note 7",
+        ],
     },
     "zh": {
         "description": "替用户记住事情并在之后查找：添加笔记；用户问起以前告诉过你的事时搜索笔记；列出或删除笔记。",
@@ -43,6 +50,13 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "text": "add 时：要记住的内容，写成完整的句子；search 时：问题或关键词",
         "id": "delete 时：笔记编号（list 或 search 显示的数字）",
         "examples": ["记住我的护照五月到期", "我的护照什么时候到期？", "我都记了哪些笔记？"],
+        "extra_examples": [
+            "记一下：车库密码是 4471",
+            "别让我忘了六月要续车险",
+            "我之前跟你说过我妹妹的航班是几点吗？",
+            "我有没有关于健身卡的笔记？",
+            "删除第 7 条笔记",
+        ],
     },
     "ja": {
         "description": "ユーザーのためにメモを記録し、後で調べる。メモの追加、以前聞いたことについての質問に答えるための検索、一覧、削除ができる。",
@@ -50,6 +64,13 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "text": "add のとき: 覚えておく内容を文で。search のとき: 質問またはキーワード",
         "id": "delete のとき: メモの番号（list や search で表示される数字）",
         "examples": ["パスポートの期限は5月だと覚えておいて", "パスポートの期限はいつだっけ？", "メモの一覧を見せて"],
+        "extra_examples": [
+            "ガレージの暗証番号は4471だとメモして",
+            "6月に車の保険を更新するのを忘れないように記録しておいて",
+            "妹の飛行機の時間、前に言ったっけ？",
+            "ジムの会員証についてのメモある？",
+            "7番のメモはもういらないので消して",
+        ],
     },
 }
 
@@ -126,6 +147,7 @@ class NotesTool(BaseTool):
             description=text["description"],
             parameters={"action": text["action"], "text": text["text"], "id": text["id"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"action": list(ACTIONS), "text": "string", "id": "integer"},
             required=["action"],
             risk="write",

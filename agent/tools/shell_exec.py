@@ -39,16 +39,37 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "description": "Run a command on the user's computer and return its output (the user approves each command).",
         "command": "The command line, e.g. ls -la or git status",
         "examples": ["Run git status in my workspace", "What does `df -h` show?", "Execute python --version"],
+        "extra_examples": [
+            "Run `ls -la` for me",
+            "Can you run npm test?",
+            "execute uptime",
+            "Check free memory with free -m",
+            "Run ./backup.sh",
+        ],
     },
     "zh": {
         "description": "在用户的电脑上运行一条命令并返回输出（每条命令都需用户批准）。",
         "command": "命令行，例如 ls -la 或 git status",
         "examples": ["在工作目录里运行 git status", "执行 df -h 看看磁盘空间", "运行 python --version"],
+        "extra_examples": [
+            "帮我跑一下 npm test",
+            "执行 uptime",
+            "运行 free -m 看看内存",
+            "运行 ./backup.sh",
+            "在终端里执行 ls -la",
+        ],
     },
     "ja": {
         "description": "ユーザーのコンピューターでコマンドを実行し、出力を返す（コマンドごとにユーザーの承認が必要）。",
         "command": "コマンドライン。例: ls -la、git status",
         "examples": ["ワークスペースで git status を実行して", "df -h を実行してディスクの空きを見せて", "python --version を実行して"],
+        "extra_examples": [
+            "npm test を実行して",
+            "uptime を実行して",
+            "free -m でメモリの空きを確認して",
+            "./backup.sh を動かして",
+            "ターミナルで ls -la を実行して",
+        ],
     },
 }
 
@@ -170,6 +191,7 @@ class ShellExecTool(BaseTool):
             description=text["description"],
             parameters={"command": text["command"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"command": "string"},
             required=["command"],
             timeout=positive(self._section, "command_timeout", COMMAND_TIMEOUT) + 5,

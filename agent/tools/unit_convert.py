@@ -123,6 +123,13 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "from_unit": "The unit of the value, e.g. km, lb, °F, cup, mph, GB",
         "to_unit": "The unit to convert to, e.g. mi, kg, °C, ml, km/h, MiB",
         "examples": ["How many miles is 10 km?", "Convert 72 °F to Celsius", "What's 5 pounds in kilograms?"],
+        "extra_examples": [
+            "How many inches is 45 centimeters?",
+            "Convert 100 km/h to mph",
+            "My suitcase is 23 kg, how many pounds is that?",
+            "How many ounces are in 250 grams?",
+            "30 degrees Celsius in Fahrenheit?",
+        ],
     },
     "zh": {
         "description": "在长度、重量、温度、体积、速度或数据量的单位之间换算。",
@@ -130,6 +137,13 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "from_unit": "原单位，例如 公里、磅、华氏度、杯、mph、GB",
         "to_unit": "目标单位，例如 英里、千克、摄氏度、毫升、km/h、MiB",
         "examples": ["10 公里是多少英里？", "把 72 华氏度换算成摄氏度", "5 磅等于多少千克？"],
+        "extra_examples": [
+            "3 米等于多少英尺？",
+            "时速 100 公里换算成英里是多少",
+            "我体重 70 公斤，是多少磅？",
+            "250 克等于多少盎司",
+            "把 30 摄氏度换算成华氏度",
+        ],
     },
     "ja": {
         "description": "長さ・重さ・温度・体積・速度・データ量の単位を換算する。",
@@ -137,6 +151,13 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "from_unit": "元の単位。例: キロメートル、ポンド、華氏、ガロン、mph、GB",
         "to_unit": "換算先の単位。例: マイル、キログラム、摂氏、リットル、km/h、MiB",
         "examples": ["10キロメートルは何マイル？", "華氏72度を摂氏に換算して", "5ポンドは何キログラム？"],
+        "extra_examples": [
+            "3メートルは何フィート？",
+            "時速100キロは時速何マイル？",
+            "体重70キロってポンドだといくつ？",
+            "250グラムは何オンス？",
+            "30℃を華氏に変換して",
+        ],
     },
 }
 
@@ -196,6 +217,7 @@ class UnitConvertTool(BaseTool):
             description=text["description"],
             parameters={"value": text["value"], "from_unit": text["from_unit"], "to_unit": text["to_unit"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"value": "number", "from_unit": "string", "to_unit": "string"},
             required=["value", "from_unit", "to_unit"],
             risk="read",

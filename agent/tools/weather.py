@@ -23,16 +23,37 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "description": "Look up the current weather (temperature, conditions, humidity, wind) in a city.",
         "city": "City name, e.g. Tokyo, London or New York",
         "examples": ["What's the weather like in Tokyo today?", "Is it raining in London?", "How cold is it in Chicago right now?"],
+        "extra_examples": [
+            "Do I need an umbrella in Seattle this afternoon?",
+            "Will it be windy in Sydney tomorrow?",
+            "Going to Madrid next week, how hot is it there?",
+            "Check the forecast for Vancouver",
+            "Should I wear a coat in Boston today?",
+        ],
     },
     "zh": {
         "description": "查询某个城市当前的天气（气温、天气状况、湿度、风速）。",
         "city": "城市名，例如 东京、伦敦、上海",
         "examples": ["东京今天天气怎么样？", "伦敦在下雨吗？", "北京现在多少度？"],
+        "extra_examples": [
+            "上海明天会下雨吗？要不要带伞",
+            "成都现在冷不冷？",
+            "深圳这几天天气预报怎么说",
+            "周末去青岛玩，那边天气如何",
+            "悉尼现在湿度大吗？",
+        ],
     },
     "ja": {
         "description": "指定した都市の現在の天気（気温・天候・湿度・風速）を調べる。",
         "city": "都市名。例: 東京、ロンドン、大阪",
         "examples": ["東京の今日の天気はどう？", "ロンドンは雨が降っていますか？", "札幌は今何度ですか？"],
+        "extra_examples": [
+            "明日の名古屋は雨が降りそう？傘いるかな",
+            "那覇って今暑い？",
+            "来週ソウルに行くんだけど、向こうの天気はどう？",
+            "横浜の天気予報を調べて",
+            "パリは今風が強い？",
+        ],
     },
 }
 
@@ -113,6 +134,7 @@ class WeatherTool(BaseTool):
             description=text["description"],
             parameters={"city": text["city"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"city": "string"},
             required=["city"],
             risk="network",

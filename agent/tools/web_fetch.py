@@ -47,16 +47,37 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "description": "Fetch a web page by its URL and return its readable text (title, headings, paragraphs).",
         "url": "The full http(s) address, e.g. https://example.com/article",
         "examples": ["Read https://example.com/news/today for me", "What does the page at https://docs.python.org/3/ say?", "Summarize this article: https://example.org/post"],
+        "extra_examples": [
+            "Can you read https://news.ycombinator.com and tell me the top story?",
+            "What's on https://example.com/pricing?",
+            "Check https://status.example.net, is anything down?",
+            "Open this link and give me the main points: https://en.wikipedia.org/wiki/Kyoto",
+            "https://blog.example.org/2024/05/launch tl;dr?",
+        ],
     },
     "zh": {
         "description": "按网址获取网页，并返回其可读的正文（标题、小标题、段落）。",
         "url": "完整的 http(s) 网址，例如 https://example.com/article",
         "examples": ["帮我读一下 https://example.com/news/today", "https://docs.python.org/3/ 这个页面写了什么？", "总结这篇文章：https://example.org/post"],
+        "extra_examples": [
+            "帮我看看 https://news.example.cn 今天的头条是什么",
+            "https://example.com/pricing 上的价格是多少？",
+            "打开 https://status.example.net 看看有没有故障",
+            "https://zh.wikipedia.org/wiki/京都 这页主要讲了什么？",
+            "这个链接说了啥 https://blog.example.org/2024/05/launch",
+        ],
     },
     "ja": {
         "description": "URL のウェブページを取得し、読めるテキスト（タイトル・見出し・本文）にして返す。",
         "url": "http(s) で始まる完全な URL。例: https://example.com/article",
         "examples": ["https://example.com/news/today を読んで", "https://docs.python.org/3/ のページには何が書いてある？", "この記事を要約して: https://example.org/post"],
+        "extra_examples": [
+            "https://news.example.jp を読んで今日のトップニュースを教えて",
+            "https://example.com/pricing の料金はいくら？",
+            "https://status.example.net を開いて障害が出てないか確認して",
+            "https://ja.wikipedia.org/wiki/京都 には何が書いてある？",
+            "このリンクの内容を教えて https://blog.example.org/2024/05/launch",
+        ],
     },
 }
 
@@ -205,7 +226,8 @@ class WebFetchTool(BaseTool):
             description=text["description"],
             parameters={"url": text["url"]},
             examples=list(text["examples"]),
-            parameter_types={"url": "string"},
+            extra_examples=list(text["extra_examples"]),
+            parameter_types={"url": {"type": "string", "format": "uri"}},
             required=["url"],
             timeout=positive(self._section, "request_timeout", REQUEST_TIMEOUT) + 5,
             risk="network",

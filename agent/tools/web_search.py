@@ -30,16 +30,37 @@ _MANIFEST: dict[str, dict[str, Any]] = {
         "description": "Search the web for current information and return the top results (title, link, snippet).",
         "query": "What to search for, e.g. python 3.13 release date",
         "examples": ["Search the web for the latest Python release", "Look up reviews of the Kindle Paperwhite", "Find news about the Tokyo marathon"],
+        "extra_examples": [
+            "Search the web for the best budget laptops of 2025",
+            "Google the opening hours of the Louvre",
+            "Look up the latest news about the Mars mission",
+            "Find reviews of the Sony WH-1000XM5 online",
+            "What's the latest version of Kubernetes? Look it up online",
+        ],
     },
     "zh": {
         "description": "在网上搜索最新信息，返回排名靠前的结果（标题、链接、摘要）。",
         "query": "要搜索的内容，例如 python 3.13 发布日期",
         "examples": ["上网搜一下 Python 最新版本", "查一查 Kindle Paperwhite 的评价", "搜索东京马拉松的新闻"],
+        "extra_examples": [
+            "上网搜一下 2025 年性价比高的笔记本电脑",
+            "百度一下卢浮宫的开放时间",
+            "查查火星任务的最新消息",
+            "在网上找找索尼 WH-1000XM5 的评测",
+            "搜索一下 Kubernetes 最新版本是多少",
+        ],
     },
     "ja": {
         "description": "ウェブを検索して最新の情報を調べ、上位の結果（タイトル・リンク・抜粋）を返す。",
         "query": "検索する語句。例: python 3.13 リリース日",
         "examples": ["Python の最新リリースをウェブで検索して", "Kindle Paperwhite のレビューを調べて", "東京マラソンのニュースを探して"],
+        "extra_examples": [
+            "2025年のコスパのいいノートパソコンをネットで検索して",
+            "ルーブル美術館の開館時間をググって",
+            "火星探査の最新ニュースを調べて",
+            "ソニー WH-1000XM5 のレビューをネットで探して",
+            "Kubernetes の最新バージョンをウェブで調べて",
+        ],
     },
 }
 
@@ -117,6 +138,7 @@ class WebSearchTool(BaseTool):
             description=text["description"],
             parameters={"query": text["query"]},
             examples=list(text["examples"]),
+            extra_examples=list(text["extra_examples"]),
             parameter_types={"query": "string"},
             required=["query"],
             timeout=positive(self._section, "request_timeout", REQUEST_TIMEOUT) + 5,
