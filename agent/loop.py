@@ -19,7 +19,7 @@ from agent.protocol import parse_reply
 from agent.providers.base import Completion, Provider, ToolCallRequest, ToolsUnsupportedError
 from agent.runtime import ToolOutcome, ToolRunner
 from agent.storage import Store
-from agent.tools._base import ToolManifest
+from agent.tools._base import ToolManifest, answering_in
 
 
 @dataclass
@@ -254,6 +254,10 @@ class Agent:
         return self._protocol
 
     def ask(self, text: str, conversation_id: str | None = None, on_event: EventCallback | None = None) -> TurnResult:
+        with answering_in(prompts.detect_language(text, self.language)):
+            return self._ask(text, conversation_id, on_event)
+
+    def _ask(self, text: str, conversation_id: str | None, on_event: EventCallback | None) -> TurnResult:
         emit = on_event or (lambda event: None)
         cid = self.store.ensure_conversation(conversation_id)
         history = self.store.history(cid, self.history_turns)

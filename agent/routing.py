@@ -5,21 +5,28 @@ misspells parameter names. The router asks it a narrower question and reads the 
 probabilities instead of its prose (``bench/routing`` measures each of these levers):
 
 1. **One fixed prompt, cached.** The system prompt lists the tools (name, description, parameters)
-   and is followed by few-shot turns made from the manifests' ``examples`` (plus a few built-in
-   messages that need no tool, in three languages). Only the user's message comes after it, so the
-   prompt's KV state is computed once and restored for every decision (see
-   :meth:`agent.providers.local.LocalProvider.open_reply`).
+   and is followed by few-shot turns made from the manifests' ``examples`` and ``extra_examples``
+   (plus built-in messages that need no tool, in three languages). The tools are described in the
+   language of the message (:meth:`ToolRegistry.manifests` with a language). Only the user's
+   message comes after the prompt, so its KV state is computed once per tool set and language,
+   kept on disk, and restored for every decision (see
+   :meth:`agent.providers.local.LocalProvider.open_reply`; ``riverse chat`` and
+   ``riverse model --prepare`` compute it before the first message).
 2. **A scored choice, not generated text.** After ``{"tool": "`` the model's log-probabilities of
    every real tool name and of ``none`` are compared (a token trie: one or two forward passes). The
    name is always a real tool; ``none`` gets a tuned bias, because small models over-call tools.
 3. **Lexical retrieval as a second opinion.** A character n-gram index of each tool's examples and
-   description adds a weighted similarity to each tool's score.
+   description (and of the built-in no-tool messages) adds a weighted similarity to each option's
+   score. A link in the message adds to the tools with a required ``"format": "uri"`` parameter.
 4. **Parameters written into a fixed frame.** The reply continues as JSON whose keys are the
    tool's real parameters, in order; the model only writes the values (greedy, until the closing
    quote). Enum values are chosen like tool names, numbers can only be numbers, an optional value
    can only be copied from the message (it is stated there, or left out: never invented from the
-   prompt's examples), and a value in another script than the message (Tokyo for 东京) is copied
-   from the message instead.
+   prompt's examples), a required number is copied from a message that has digits, and a value in
+   another script than the message (Tokyo for 东京), or a Chinese or Japanese word the message does
+   not contain, is copied from the message instead. The opening quote of each value is the model's
+   to write, since ``"/`` and ``"(`` are single tokens (after a forced ``"`` the model drops the ``/``
+   of ``/etc/hosts``). A tool whose required value comes out empty is not called.
 
 Providers without :meth:`open_reply` (OpenAI-compatible endpoints, the scripted fake) get the same
 prompt and a JSON schema built from the manifests (``complete(..., json_schema=...)``); what comes
@@ -42,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent import prompts
+from agent.prompts import detect_language
 from agent.loop import Event, NativeProtocol, Reply
 from agent.protocol import parse_reply
 from agent.providers.base import Completion, ToolCallRequest
@@ -155,18 +163,6 @@ _UNREADABLE = {
     "zh": "无法读取模型的工具决定（{error}），将不使用工具直接回答",
     "ja": "モデルのツール判断を読み取れませんでした（{error}）。ツールを使わずに答えます",
 }
-
-
-def detect_language(text: str, default: str = "en") -> str:
-    """The language of a message among en/zh/ja, from its script: kana means Japanese, other CJK
-    ideographs Chinese, Latin letters English; ``default`` when there are no letters at all."""
-    if re.search(r"[\u3040-\u30ff]", text):
-        return "ja"
-    if re.search(r"[\u3400-\u9fff]", text):
-        return "zh"
-    if re.search(r"[A-Za-z]", text):
-        return "en"
-    return default
 
 
 # ---------------------------------------------------------------------------------- retrieval

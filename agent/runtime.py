@@ -9,6 +9,7 @@ that exceeds its timeout is abandoned (Python cannot kill a thread) and reported
 from __future__ import annotations
 
 import json
+import contextvars
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -196,7 +197,8 @@ class ToolRunner:
                 done.set()
 
         started = time.perf_counter()
-        thread = threading.Thread(target=target, name=f"riverse-tool-{entry.name}", daemon=True)
+        context = contextvars.copy_context()  # the tool sees the turn's context (its message language)
+        thread = threading.Thread(target=context.run, args=(target,), name=f"riverse-tool-{entry.name}", daemon=True)
         thread.start()
         return entry, params, call_id, how, box, done, started
 

@@ -210,3 +210,25 @@ def test_history_is_kept_per_conversation():
     contents = [m["content"] for m in provider.requests[1]["messages"][1:]]
     assert contents == ["first question", "first answer", "second question"]
     assert [m["content"] for m in provider.requests[2]["messages"][1:]] == ["unrelated"]
+
+
+class Speaks(BaseTool):
+    """Says which language it would write in."""
+
+    def __init__(self, config=None):
+        super().__init__({"language": "en"})
+
+    def manifest(self):
+        return ToolManifest("speaks", "Which language to write in", {}, ["which language?"])
+
+    def execute(self, params):
+        return ToolResult(True, self.language)
+
+
+@pytest.mark.parametrize("message,language", [("你好，用哪种语言？", "zh"), ("どの言語で書く？", "ja"), ("which language?", "en"), ("42", "en")])
+def test_tools_write_in_the_language_of_the_message_while_the_agent_answers_it(message, language):
+    tool = Speaks()
+    provider = ScriptedProvider([ToolCall("speaks"), "ok"])
+    result = Agent(provider, FakeRegistry(tool)).ask(message)
+    assert result.tool_calls[0].data == language
+    assert tool.language == "en"  # outside a turn: the settings' language

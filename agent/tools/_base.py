@@ -7,12 +7,29 @@ examples)``, ``ToolResult(success, data, error="")``); every extension is an opt
 from __future__ import annotations
 
 import abc
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.tools._schema import RISK_LEVELS, parameter_schema
 
 __all__ = ["BaseTool", "ToolManifest", "ToolResult"]
+
+# The language of the message being answered, while the agent answers it (see BaseTool.language).
+_MESSAGE_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar("riverse_message_language", default=None)
+
+
+@contextmanager
+def answering_in(language: str | None) -> Iterator[None]:
+    """Tools called inside this block (in this thread, or in threads started from a copy of its
+    context) see ``language`` as :attr:`BaseTool.language`."""
+    token = _MESSAGE_LANGUAGE.set(language)
+    try:
+        yield
+    finally:
+        _MESSAGE_LANGUAGE.reset(token)
 
 
 @dataclass
@@ -129,6 +146,9 @@ class BaseTool(abc.ABC):
 
     @property
     def language(self) -> str:
+        """The language to write in: that of the user's message while the agent answers one (a
+        Chinese question gets a Chinese weather report whatever the settings say), else
+        ``config["language"]``; ``en`` when neither is English, Chinese or Japanese."""
         config = getattr(self, "config", None) or {}
-        lang = config.get("language", "en")
+        lang = _MESSAGE_LANGUAGE.get() or config.get("language", "en")
         return lang if lang in ("en", "zh", "ja") else "en"
