@@ -184,14 +184,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ja": "--repair は既定のモデルを組み立て直しますが、llm.model_path（{path}）が設定されています。そのファイルはご自身で置き換えるか、llm.model_path を外して既定のモデルを使ってください。",
     },
     "model.warm_done": {
-        "en": "Tool prompt ({language}): prepared in {seconds:.1f} s; the first decision in that language now starts at once.",
-        "zh": "工具提示（{language}）：已准备好，用时 {seconds:.1f} 秒；该语言的第一次工具决定现在会立即开始。",
-        "ja": "ツールプロンプト（{language}）：{seconds:.1f} 秒で準備しました。この言語の最初のツール判断もすぐに始まります。",
+        "en": "Tool prompt ({code}): prepared in {seconds:.1f} s; the first decision in that language now starts at once.",
+        "zh": "工具提示（{code}）：已准备好，用时 {seconds:.1f} 秒；该语言的第一次工具决定现在会立即开始。",
+        "ja": "ツールプロンプト（{code}）：{seconds:.1f} 秒で準備しました。この言語の最初のツール判断もすぐに始まります。",
     },
     "model.warm_cached": {
-        "en": "Tool prompt ({language}): already prepared.",
-        "zh": "工具提示（{language}）：已经准备好了。",
-        "ja": "ツールプロンプト（{language}）：準備済みです。",
+        "en": "Tool prompt ({code}): already prepared.",
+        "zh": "工具提示（{code}）：已经准备好了。",
+        "ja": "ツールプロンプト（{code}）：準備済みです。",
     },
     "model.warm_skipped": {
         "en": "The provider is {provider}: there is no embedded model to prepare.",

@@ -8,6 +8,7 @@ English against a local stand-in for wttr.in, and a corrupted model file. The ot
 from __future__ import annotations
 
 import json
+import re
 import math
 import os
 import subprocess
@@ -245,3 +246,23 @@ def test_a_prepared_prefix_is_kept_on_disk_and_found_by_a_new_provider(model_fil
     assert first.has_prefix(prefix) and len(list(tmp_path.glob("prefix-*.kv"))) == 1
     assert LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024).has_prefix(prefix)
     assert not LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024).has_prefix(prefix[:1])
+
+
+def test_riverse_model_prepare_readies_the_tool_prompt_of_each_language(tmp_path, monkeypatch):
+    """The command's wiring, with the model's work stubbed: English was prepared before, the others now."""
+    custom = tmp_path / "other.gguf"
+    custom.write_bytes(b"GGUF" + bytes(60))
+    prepared: list[str] = []
+    monkeypatch.setattr(LocalProvider, "load", lambda self: None)
+    monkeypatch.setattr(LocalProvider, "has_prefix", lambda self, messages: messages[0]["content"].startswith("You are a router"))
+    monkeypatch.setattr(LocalProvider, "prepare_prefix", lambda self, messages: prepared.append(messages[0]["content"]))
+    env = {"RIVERSE_MODEL_PATH": str(custom)}
+    shown = CliRunner().invoke(cli, ["model", "--prepare"], env=env)
+    assert shown.exit_code == 0, shown.output
+    assert "Tool prompt (en): already prepared." in shown.output
+    assert re.search(r"Tool prompt \(zh\): prepared in \d+\.\d s", shown.output)
+    assert [text[:6] for text in prepared] == ["你是一个路由", "あなたはルー"]
+    as_json = json.loads(CliRunner().invoke(cli, ["model", "--prepare", "--json"], env=env).stdout)
+    assert as_json["prepared"]["en"] is None and as_json["prepared"]["zh"] >= 0 and as_json["prepared"]["ja"] >= 0
+    remote = CliRunner().invoke(cli, ["-p", "ollama", "model", "--prepare"], env=env)
+    assert remote.exit_code == 0 and "there is no embedded model to prepare" in remote.output

@@ -70,7 +70,7 @@ def model(state: State, verify: bool, repair: bool, prepare: bool, as_json: bool
         _show(name, settings.llm.provider, status, lang, bool(custom))
         for language, seconds in (prepared or {}).items():
             key = "model.warm_cached" if seconds is None else "model.warm_done"
-            console().print(t(key, lang, language=language, seconds=seconds or 0.0), markup=False)
+            console().print(t(key, lang, code=language, seconds=seconds or 0.0), markup=False)
     if status.verified is False:
         raise click.exceptions.Exit(1)
 

@@ -387,8 +387,18 @@ def main() -> None:
         ),
         f"Model load (llama.cpp, in this process): {provider.load_seconds:.2f} s.",
     ]
-    if not args.no_ask:
-        ask = fresh_ask(settings.models_dir)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(
+            {name: [{"id": o.case["id"], "split": o.case["split"], "lang": o.case["lang"], "expected": o.case["tool"],
+                     "expected_params": o.case["params"], "tool": o.tool, "params": o.params, "seconds": o.seconds,
+                     "scores": o.scores, "note": o.note, "tool_ok": o.tool_ok, "full_ok": o.full_ok} for o in outcomes]
+             for name, outcomes in results.items()}, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    if not args.no_ask:  # after the dump, so that a failure here loses no decision
+        try:
+            ask = fresh_ask(settings.models_dir)
+        except (OSError, subprocess.SubprocessError) as exc:
+            detail = getattr(exc, "stderr", b"") or b""
+            raise SystemExit(f"the fresh `riverse ask` timing failed: {exc} {detail.decode(errors='replace')[-2000:]}") from None
         extra.append(
             f"First answer of a fresh `riverse ask \"{ASK_QUESTION}\"` (new process, model file present, load included): "
             f"{ask['prepared']:.2f} s in a new home after `riverse model --prepare` ({ask['prepare']:.1f} s, once per "
@@ -396,12 +406,6 @@ def main() -> None:
             f"{ask['cold']:.2f} s when the first ask has to prepare the tool prompt itself, {ask['warm']:.2f} s for "
             f"the ask after it. Answer: {ask['answer'][:120]!r}"
         )
-    if args.dump:
-        Path(args.dump).write_text(json.dumps(
-            {name: [{"id": o.case["id"], "split": o.case["split"], "lang": o.case["lang"], "expected": o.case["tool"],
-                     "expected_params": o.case["params"], "tool": o.tool, "params": o.params, "seconds": o.seconds,
-                     "scores": o.scores, "note": o.note, "tool_ok": o.tool_ok, "full_ok": o.full_ok} for o in outcomes]
-             for name, outcomes in results.items()}, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
     argv = " ".join(sys.argv[1:])
     text = report(results, extra, f".venv/bin/python bench/routing/run.py {argv}".strip())
     print(text)
