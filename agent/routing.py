@@ -168,7 +168,7 @@ _UNREADABLE = {
 # ---------------------------------------------------------------------------------- retrieval
 def _examples(m: ToolManifest) -> list[str]:
     """The spec's ``examples`` and then the optional ``extra_examples``."""
-    return [*m.examples, *(getattr(m, "extra_examples", None) or [])]
+    return [*m.examples, *m.extra_examples]
 
 
 def _features(text: str) -> Counter:
@@ -235,6 +235,7 @@ class DecisionPrompt:
 
     def __init__(self, manifests: list[ToolManifest], language: str, options: RouterOptions):
         self.manifests = {m.name: m for m in manifests}
+        self.kept_by: set[int] = set()  # ids of providers known to keep this prompt's KV state
         self.none = "none" if "none" not in self.manifests else "no_tool"
         listing = "\n".join(_describe(m) for m in manifests)
         text = prompts.pick(_INSTRUCTIONS, language).format(tools=listing, none=self.none)
@@ -377,15 +378,22 @@ class Router:
     def prepare(self, provider: Any, manifests: list[ToolManifest], language: str) -> bool:
         """Evaluate and keep the fixed prompt for these manifests now (the embedded model only), so
         that the first decision is as fast as the others. Returns whether there was work to do."""
-        prompt = self.prompt(manifests, language)
-        if not hasattr(provider, "prepare_prefix") or provider.has_prefix(prompt.prefix):
+        if not hasattr(provider, "prepare_prefix") or self.is_prepared(provider, manifests, language):
             return False
+        prompt = self.prompt(manifests, language)
         provider.prepare_prefix(prompt.prefix)
+        prompt.kept_by.add(id(provider))
         return True
 
     def is_prepared(self, provider: Any, manifests: list[ToolManifest], language: str) -> bool:
-        """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU)."""
-        return not hasattr(provider, "has_prefix") or provider.has_prefix(self.prompt(manifests, language).prefix)
+        """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
+        Asks the provider once; a prompt it has kept is remembered."""
+        prompt = self.prompt(manifests, language)
+        if id(provider) not in prompt.kept_by:
+            if hasattr(provider, "has_prefix") and not provider.has_prefix(prompt.prefix):
+                return False
+            prompt.kept_by.add(id(provider))
+        return True
 
     def decide(self, provider: Any, manifests: list[ToolManifest], text: str, language: str) -> Decision:
         """The decision for ``text``. Provider errors propagate; unreadable output becomes ``Decision.error``."""
@@ -508,9 +516,8 @@ class RouterProtocol:
         :meth:`Router.prepare`); returns, per language, whether it had to be evaluated."""
         done = {}
         for language in languages:
-            manifests = _manifests_in(agent.registry, language) if language != agent.language else {}
-            current = [manifests.get(m.name, m) for m in agent.registry.manifests()]
-            done[language] = self.router.prepare(agent.provider, current, language) if current else False
+            manifests = _in_language(agent, agent.registry.manifests(), language)
+            done[language] = self.router.prepare(agent.provider, manifests, language) if manifests else False
         return done
 
     def next(self, agent: Any, messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
@@ -519,10 +526,7 @@ class RouterProtocol:
         if tools_ran:
             return self._answer(agent, _grounded(messages, question, position, language), emit)
         if manifests:
-            # the tools described in the message's language: a 0.5B model matches a Chinese message
-            # against Chinese descriptions and examples far better than against English ones
-            localized = _manifests_in(agent.registry, language) if language != agent.language else {}
-            manifests = [localized.get(m.name, m) for m in manifests]
+            manifests = _in_language(agent, manifests, language)
             if not self.router.is_prepared(agent.provider, manifests, language):
                 emit(Event("notice", text=prompts.pick(_PREPARING, language)))
             decision = self.router.decide(agent.provider, manifests, question, language)
@@ -545,12 +549,17 @@ class RouterProtocol:
         NativeProtocol().inject(messages, reply, outcomes, language)
 
 
-def _manifests_in(registry: Any, language: str) -> dict[str, ToolManifest]:
-    """The registry's manifests written for ``language``, by name (none when it cannot say)."""
+def _in_language(agent: Any, manifests: list[ToolManifest], language: str) -> list[ToolManifest]:
+    """``manifests`` as their tools write them for ``language``: a 0.5B model matches a Chinese
+    message against Chinese descriptions and examples far better than against English ones.
+    Unchanged in the agent's own language, or when the registry cannot say."""
+    if language == agent.language:
+        return manifests
     try:
-        return {m.name: m for m in registry.manifests(language)}
+        localized = {m.name: m for m in agent.registry.manifests(language)}
     except TypeError:  # a registry whose manifests() takes no language
-        return {}
+        return manifests
+    return [localized.get(m.name, m) for m in manifests]
 
 
 def _turn(messages: list[dict]) -> tuple[str, int, bool]:

@@ -115,6 +115,13 @@ class _Context:
         return bool(self.lib.llama_vocab_is_eog(self.vocab, token) or self.lib.llama_vocab_is_control(self.vocab, token))
 
     # ----------------------------------------------------------------------------- snapshots
+    def is_kept(self, prefix: list[int]) -> bool:
+        """Whether a snapshot of ``prefix`` is in memory or on disk."""
+        if any(tokens == prefix for tokens, _ in self.snapshots):
+            return True
+        path = self.snapshot_file(prefix)
+        return path is not None and path.is_file()
+
     def keep(self, prefix: list[int]) -> None:
         """Snapshot the KV state of ``prefix``: from disk if saved before, else evaluated now (and saved)."""
         if any(tokens == prefix for tokens, _ in self.snapshots):
@@ -275,12 +282,7 @@ class LocalProvider:
         """Whether the KV state of ``messages`` (a fixed prompt) is already kept, in memory or on
         disk, so that :meth:`open_reply` with them as its prefix starts at once."""
         with self._lock:
-            context = self.context
-            prefix = self.render(messages, open_reply=False)
-            if any(tokens == prefix for tokens, _ in context.snapshots):
-                return True
-            path = context.snapshot_file(prefix)
-            return path is not None and path.is_file()
+            return self.context.is_kept(self.render(messages, open_reply=False))
 
     def prepare_prefix(self, messages: list[dict[str, Any]]) -> None:
         """Evaluate ``messages`` (a fixed prompt) and keep their KV state, in memory and on disk,

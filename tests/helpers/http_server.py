@@ -25,10 +25,16 @@ Route = Reply | Callable[[str], Reply]
 class LocalServer:
     """``with LocalServer({"/": Reply(body="<p>hi</p>")}) as server: server.url("/")``.
 
-    Unknown paths answer 404. ``requests`` holds the path (with query) of every request received.
+    Unknown paths answer 404, or what ``fallback(path, query)`` returns. ``requests`` holds the path
+    (with query) of every request received.
     """
 
-    def __init__(self, routes: dict[str, Route] | None = None, host: str = "127.0.0.1"):
+    def __init__(
+        self,
+        routes: dict[str, Route] | None = None,
+        host: str = "127.0.0.1",
+        fallback: Callable[[str, str], Reply] | None = None,
+    ):
         self.routes: dict[str, Route] = dict(routes or {})
         self.requests: list[str] = []
         self.release = threading.Event()  # a handler may wait on it (released when the server stops)
@@ -43,6 +49,8 @@ class LocalServer:
                 parts = urlsplit(self.path)
                 route = server.routes.get(parts.path)
                 reply = route(parts.query) if callable(route) else route
+                if reply is None and fallback is not None:
+                    reply = fallback(parts.path, parts.query)
                 if reply is None:
                     reply = Reply(404, "not found", content_type="text/plain")
                 body = reply.body.encode() if isinstance(reply.body, str) else reply.body

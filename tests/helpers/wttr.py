@@ -8,60 +8,41 @@ city names answer like wttr.in's failure cases: ``Nowhere`` (404), ``Html`` (an 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from tests.helpers.http_server import LocalServer, Reply
+
 FAILURES = {
-    "Nowhere": (404, "text/plain", b"Unknown location; please try ~Nowhere"),
-    "Html": (200, "text/html", b"<html><body>Weather report</body></html>"),
-    "Empty": (200, "application/json", b'{"data": []}'),
-    "Broken": (503, "text/plain", b"Service Unavailable"),
+    "Nowhere": Reply(404, b"Unknown location; please try ~Nowhere", content_type="text/plain"),
+    "Html": Reply(200, b"<html><body>Weather report</body></html>", content_type="text/html"),
+    "Empty": Reply(200, b'{"data": []}', content_type="application/json"),
+    "Broken": Reply(503, b"Service Unavailable", content_type="text/plain"),
 }
 
 
-class WttrStandIn:
+class WttrStandIn(LocalServer):
     """``with WttrStandIn(report) as wttr: ...`` answers every city with ``report`` (a j1 document)."""
 
     def __init__(self, report: dict[str, Any]):
-        self.paths: list[str] = []
-        self.cities: list[str] = []
-        stand_in = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                stand_in.paths.append(self.path)
-                city = unquote(urlsplit(self.path).path.lstrip("/"))
-                stand_in.cities.append(city)
-                status, content_type, body = FAILURES.get(
-                    city, (200, "application/json; charset=utf-8", json.dumps(report).encode())
-                )
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        answer = Reply(200, json.dumps(report).encode(), content_type="application/json; charset=utf-8")
+        super().__init__(fallback=lambda path, query: FAILURES.get(_city(path), answer))
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        return self.url("").rstrip("/")
+
+    @property
+    def paths(self) -> list[str]:
+        return self.requests
+
+    @property
+    def cities(self) -> list[str]:
+        return [_city(urlsplit(path).path) for path in self.requests]
 
     def clear(self) -> None:
-        self.paths.clear()
-        self.cities.clear()
+        self.requests.clear()
 
-    def __enter__(self) -> "WttrStandIn":
-        self.thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
+def _city(path: str) -> str:
+    return unquote(path.lstrip("/"))
