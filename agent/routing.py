@@ -15,9 +15,13 @@ probabilities instead of its prose (``bench/routing`` measures each of these lev
 2. **A scored choice, not generated text.** After ``{"tool": "`` the model's log-probabilities of
    every real tool name and of ``none`` are compared (a token trie: one or two forward passes). The
    name is always a real tool; ``none`` gets a tuned bias, because small models over-call tools.
-3. **Lexical retrieval as a second opinion.** A character n-gram index of each tool's examples and
-   description (and of the built-in no-tool messages) adds a weighted similarity to each option's
-   score. A link in the message adds to the tools with a required ``"format": "uri"`` parameter.
+3. **Nearest examples as a second opinion.** The model's own sentence vector of the message (its
+   hidden state at the end of a "this sentence means in one word" template, from a second llama.cpp
+   context on the same weights) is compared with the vectors of every tool's examples and of the
+   built-in no-tool messages; each option's best cosine similarity, weighted, is added to its
+   score. The examples' vectors are computed with the prompt and kept on disk. A character n-gram
+   index of the same texts adds evidence for "no tool", and a link in the message adds to the tools
+   with a required ``"format": "uri"`` parameter.
 4. **Parameters written into a fixed frame.** The reply continues as JSON whose keys are the
    tool's real parameters, in order; the model only writes the values (greedy, until the closing
    quote). Enum values are chosen like tool names, numbers can only be numbers, an optional value
@@ -65,10 +69,11 @@ class RouterOptions:
     """The decision's levers. The defaults are the values ``bench/routing/run.py`` supports."""
 
     few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
-    shots_per_tool: int = 6  # how many of each tool's examples become few-shot turns (retrieval uses all)
+    shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
     none_bias: float = 1.5  # added to the log-probability of "no tool"
-    lexical_weight: float = 4.0  # times the retrieval similarity (0..1), added to each tool's score
-    none_lexical_weight: float = 4.0  # the same for "no tool", from built-in messages that need none
+    lexical_weight: float = 0.0  # times the lexical similarity (0..1), added to each tool's score
+    none_lexical_weight: float = 6.0  # the same for "no tool", from built-in messages that need none
+    vector_weight: float = 30.0  # times the best cosine similarity of the message's and an example's vectors
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
     copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
     copy_numbers: bool = True  # a required number, when the message has digits: copied from the message
@@ -181,6 +186,41 @@ def _features(text: str) -> Counter:
     return out
 
 
+#: how a text is put to the model for its sentence vector: the model's state where it is about to
+#: sum the text up in one word (the "PromptEOL" template), which separates requests far better than
+#: the text alone or averaged token states (``bench/routing``)
+_VECTOR_TEMPLATE = 'This sentence : "{text}" means in one word:"'
+
+
+class ExampleVectors:
+    """Nearest-example retrieval on the model's own sentence vectors (providers with ``embed``): an
+    option's score is the best cosine similarity between the message and one of its texts (a tool's
+    examples, or its description when it has none). The texts' vectors are computed once per model
+    and kept by the provider."""
+
+    def __init__(self, documents: dict[str, list[str]]):
+        self.names = list(documents)
+        self.texts = [_VECTOR_TEMPLATE.format(text=text) for name in self.names for text in documents[name]]
+        self.owners = [name for name in self.names for _ in documents[name]]
+        self._matrices: dict[int, Any] = {}  # per provider (id): the texts' vectors, one row each
+
+    def is_ready(self, provider: Any) -> bool:
+        return id(provider) in self._matrices or provider.has_embedded(self.texts)
+
+    def prepare(self, provider: Any) -> Any:
+        if id(provider) not in self._matrices:
+            self._matrices[id(provider)] = provider.embed(self.texts, keep=True)
+        return self._matrices[id(provider)]
+
+    def scores(self, provider: Any, text: str) -> dict[str, float]:
+        matrix = self.prepare(provider)
+        similarity = matrix @ provider.embed([_VECTOR_TEMPLATE.format(text=text)])[0]
+        best: dict[str, float] = {}
+        for owner, value in zip(self.owners, similarity.tolist()):
+            best[owner] = max(best.get(owner, -1.0), value)
+        return best
+
+
 class ToolIndex:
     """Lexical retrieval over the manifests: TF-IDF cosine of a message with each example and the
     description; a tool's score is its best match (0..1)."""
@@ -225,7 +265,8 @@ class Decision:
     params: dict[str, Any] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)  # per option: what the choice compared
     logprobs: dict[str, float] = field(default_factory=dict)  # the model's part of it
-    similarity: dict[str, float] = field(default_factory=dict)  # retrieval's part of it
+    similarity: dict[str, float] = field(default_factory=dict)  # lexical retrieval's part of it
+    vectors: dict[str, float] = field(default_factory=dict)  # the example vectors' part of it
     error: str = ""
 
 
@@ -245,6 +286,7 @@ class DecisionPrompt:
                 self.prefix.append({"role": "user", "content": message})
                 self.prefix.append({"role": "assistant", "content": json.dumps({"tool": tool}, ensure_ascii=False)})
         self.index = ToolIndex(manifests, {self.none: _NO_TOOL_SHOTS})
+        self.vectors = ExampleVectors({**{m.name: _examples(m) or [m.description] for m in manifests}, self.none: _NO_TOOL_SHOTS})
         # tools that take a link: a message with one is evidence for them
         self.link_tools = {m.name for m in manifests if any(_is_link(m, key) for key in m.required)}
 
@@ -382,8 +424,13 @@ class Router:
             return False
         prompt = self.prompt(manifests, language)
         provider.prepare_prefix(prompt.prefix)
+        if self._uses_vectors(provider):
+            prompt.vectors.prepare(provider)
         prompt.kept_by.add(id(provider))
         return True
+
+    def _uses_vectors(self, provider: Any) -> bool:
+        return bool(self.options.vector_weight) and hasattr(provider, "embed")
 
     def is_prepared(self, provider: Any, manifests: list[ToolManifest], language: str) -> bool:
         """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
@@ -391,6 +438,8 @@ class Router:
         prompt = self.prompt(manifests, language)
         if id(provider) not in prompt.kept_by:
             if hasattr(provider, "has_prefix") and not provider.has_prefix(prompt.prefix):
+                return False
+            if self._uses_vectors(provider) and not prompt.vectors.is_ready(provider):
                 return False
             prompt.kept_by.add(id(provider))
         return True
@@ -410,8 +459,10 @@ class Router:
             labels = {f'{_opening(quote)}{name}"': name for name in [*prompt.manifests, prompt.none]}
             logprobs = cursor.option_logprobs(list(labels))
             similarity = prompt.index.scores(text) if options.lexical_weight or options.none_lexical_weight else {}
+            vectors = prompt.vectors.scores(provider, text) if self._uses_vectors(provider) else {}
             scores = {
                 name: logprobs[label]
+                + options.vector_weight * vectors.get(name, 0.0)
                 + (
                     options.none_bias + options.none_lexical_weight * similarity.get(name, 0.0)
                     if name == prompt.none
@@ -423,7 +474,7 @@ class Router:
             chosen = max(scores, key=lambda name: scores[name])
             model = {name: logprobs[label] for label, name in labels.items()}
             if chosen == prompt.none:
-                return Decision(None, scores=scores, logprobs=model, similarity=similarity)
+                return Decision(None, scores=scores, logprobs=model, similarity=similarity, vectors=vectors)
             manifest = prompt.manifests[chosen]
             cursor.extend(f'{_opening(quote)}{chosen}", "params": {{')
             params: dict[str, Any] = {}
@@ -439,8 +490,8 @@ class Router:
                 if value:
                     params[key] = value
                 elif key in manifest.required:  # nothing in the message for it: the tool cannot be what was meant
-                    return Decision(None, scores=scores, logprobs=model, similarity=similarity)
-        return Decision(chosen, params, scores, model, similarity)
+                    return Decision(None, scores=scores, logprobs=model, similarity=similarity, vectors=vectors)
+        return Decision(chosen, params, scores, model, similarity, vectors=vectors)
 
     def _value(self, cursor: Any, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)

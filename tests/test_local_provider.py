@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -28,7 +29,7 @@ from agent.model_files import (
 )
 from agent.providers import create_provider
 from agent.providers.base import ProviderError
-from agent.providers.local import INSTALL_HINT, LocalProvider, import_llama_cpp
+from agent.providers.local import INSTALL_HINT, LocalProvider, _Vectors, import_llama_cpp
 from tests.helpers.wttr import WttrStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,6 +103,45 @@ def test_riverse_model_with_a_model_path(tmp_path):
     custom.write_bytes(b"not gguf")
     bad = CliRunner().invoke(cli, ["model"], env={"RIVERSE_MODEL_PATH": str(custom)})
     assert bad.exit_code == 1 and "is not a GGUF model file" in bad.output
+
+
+class _EmbeddingModel:
+    """Stands in for a llama.cpp context in embedding mode: one 3-number vector per token."""
+
+    def __init__(self):
+        self.embedded: list[str] = []
+
+    def n_embd(self) -> int:
+        return 3
+
+    def embed(self, text: str, truncate: bool = True) -> list[list[float]]:
+        self.embedded.append(text)
+        return [[1.0, 0.0, 0.0]] * (len(text.split()) - 1) + [[float(len(text)), 1.0, 0.0]]
+
+
+def test_sentence_vectors_take_the_last_token_and_kept_ones_survive_a_restart(tmp_path):
+    first = _Vectors(_EmbeddingModel(), tmp_path, "model-a")
+    vectors = first.vectors(["ab", "two words"], keep=True)
+    assert vectors.shape == (2, 3)
+    assert vectors[1] == pytest.approx([9 / math.sqrt(82), 1 / math.sqrt(82), 0.0])  # the last token's, unit length
+    first.vectors(["a message"], keep=False)  # not kept: messages do not come back
+    assert first.has(["ab", "two words"]) and not first.has(["a message"])
+    assert len(list(tmp_path.glob("vectors-*.npz"))) == 1
+    model = _EmbeddingModel()
+    again = _Vectors(model, tmp_path, "model-a")
+    assert again.has(["ab", "two words"]) and again.vectors(["two words"], keep=True)[0] == pytest.approx(vectors[1])
+    assert model.embedded == []  # read from disk, not computed
+    assert not _Vectors(_EmbeddingModel(), tmp_path, "model-b").has(["ab"])  # another model file: other vectors
+
+
+def test_an_unreadable_vector_file_is_dropped_and_computed_again(tmp_path):
+    _Vectors(_EmbeddingModel(), tmp_path, "model-a").vectors(["ab"], keep=True)
+    (path,) = tmp_path.glob("vectors-*.npz")
+    path.write_bytes(b"not a numpy file")
+    model = _EmbeddingModel()
+    vectors = _Vectors(model, tmp_path, "model-a")
+    assert not vectors.has(["ab"]) and not path.exists()
+    assert vectors.vectors(["ab"], keep=True).shape == (1, 3) and model.embedded == ["ab"] and path.exists()
 
 
 # ------------------------------------------------------------------------------ the real model
@@ -214,6 +254,24 @@ def test_a_restored_prefix_gives_the_same_scores_as_a_cold_one(model_file, tmp_p
 
 
 @pytest.mark.model
+def test_sentence_vectors_put_requests_for_the_same_tool_closer_together(model_file, tmp_path):
+    from agent.routing import ExampleVectors
+
+    provider = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)
+    index = ExampleVectors({"weather": ["What's the weather like in Tokyo?", "东京今天天气怎么样？"],
+                            "calculator": ["What is 1234 * 5678?", "Calculate 15% of 80"],
+                            "none": ["Write a short poem about the sea.", "Thanks, that helped a lot!"]})
+    assert not index.is_ready(provider)
+    index.prepare(provider)
+    assert index.is_ready(provider) and len(list(tmp_path.glob("vectors-*.npz"))) == 1
+    for message, nearest in [("Is it raining in Paris right now?", "weather"), ("北京现在多少度？", "weather"),
+                             ("What's 17 times 23?", "calculator"), ("Tell me a joke about cats", "none")]:
+        scores = index.scores(provider, message)
+        assert max(scores, key=scores.get) == nearest, (message, scores)
+        assert all(-1.0 <= value <= 1.0 + 1e-6 for value in scores.values())
+
+
+@pytest.mark.model
 def test_json_schema_constrains_the_answer(model_file):
     provider = LocalProvider(model_file, n_ctx=1024)
     schema = {"type": "object", "properties": {"city": {"enum": ["Paris", "Rome"]}}, "required": ["city"]}
@@ -256,6 +314,8 @@ def test_riverse_model_prepare_readies_the_tool_prompt_of_each_language(tmp_path
     monkeypatch.setattr(LocalProvider, "load", lambda self: None)
     monkeypatch.setattr(LocalProvider, "has_prefix", lambda self, messages: messages[0]["content"].startswith("You are a router"))
     monkeypatch.setattr(LocalProvider, "prepare_prefix", lambda self, messages: prepared.append(messages[0]["content"]))
+    monkeypatch.setattr(LocalProvider, "has_embedded", lambda self, texts: True)
+    monkeypatch.setattr(LocalProvider, "embed", lambda self, texts, keep=False: numpy.zeros((len(texts), 3)))
     env = {"RIVERSE_MODEL_PATH": str(custom)}
     shown = CliRunner().invoke(cli, ["model", "--prepare"], env=env)
     assert shown.exit_code == 0, shown.output

@@ -21,6 +21,7 @@ from agent.routing import (
     RouterOptions,
     RouterProtocol,
     ToolIndex,
+    _NO_TOOL_SHOTS,
     detect_language,
 )
 from agent.tools import ToolManifest, ToolRegistry
@@ -460,3 +461,64 @@ def test_the_tool_prompt_is_prepared_once_per_language_and_a_cold_first_decision
     events.clear()
     agent.ask("你好", on_event=events.append)
     assert [e for e in events if e.kind == "notice"] == []
+
+
+# ------------------------------------------------------------------------------ example vectors
+class EmbeddingProvider(PreparingProvider):
+    """Also has sentence vectors (as the embedded model has): one axis per keyword a text mentions."""
+
+    KEYWORDS = ("umbrella", "note", "hello")
+
+    def __init__(self, scores, values=()):
+        super().__init__(scores, values)
+        self.embedded: list[tuple[str, bool]] = []
+        self.vectors_kept: set[str] = set()
+
+    def embed(self, texts, *, keep=False):
+        import numpy
+
+        rows = []
+        for text in texts:
+            self.embedded.append((text, keep))
+            row = numpy.array([float(k in text.lower()) for k in self.KEYWORDS] + [0.1])
+            rows.append(row / numpy.linalg.norm(row))
+        if keep:
+            self.vectors_kept.update(texts)
+        return numpy.stack(rows)
+
+    def has_embedded(self, texts):
+        return set(texts) <= self.vectors_kept
+
+
+UMBRELLA = ToolManifest("weather", "Current weather of a city", {"city": "City name"}, ["Weather in Tokyo?"],
+                        required=["city"], extra_examples=["Do I need an umbrella in Oslo?"])
+
+
+def test_example_vectors_move_the_decision_towards_the_nearest_examples_tool():
+    scores = {"weather": -2.0, "none": -1.0}
+    message = "Should I take my umbrella to Rome?"
+    plain = Router(RouterOptions(vector_weight=0.0, none_bias=1.0, lexical_weight=0.0, none_lexical_weight=0.0))
+    assert plain.decide(EmbeddingProvider(scores), [UMBRELLA], message, "en").tool is None
+    provider = EmbeddingProvider(scores, ["Rome"])
+    decided = Router(RouterOptions(vector_weight=30.0, none_bias=1.0, lexical_weight=0.0, none_lexical_weight=0.0)).decide(
+        provider, [UMBRELLA], message, "en")
+    assert decided.tool == "weather" and decided.params == {"city": "Rome"}
+    assert decided.vectors["weather"] == pytest.approx(1.0) and decided.vectors["none"] == pytest.approx(0.1 / 1.005, abs=1e-3)
+    assert decided.scores["weather"] == pytest.approx(-2.0 + 30.0)
+    # the examples (and the built-in no-tool messages) are kept; the message is not
+    assert ('This sentence : "Do I need an umbrella in Oslo?" means in one word:"', True) in provider.embedded
+    assert provider.embedded[-1] == (f'This sentence : "{message}" means in one word:"', False)
+    assert sum(1 for _, keep in provider.embedded if keep) == 2 + len(_NO_TOOL_SHOTS)  # computed once
+
+
+def test_preparing_the_tool_prompt_also_computes_the_example_vectors():
+    router = Router()
+    provider = EmbeddingProvider({"none": 0.0})
+    assert not router.is_prepared(provider, [UMBRELLA], "en")
+    assert router.prepare(provider, [UMBRELLA], "en") is True
+    assert provider.has_embedded(['This sentence : "Weather in Tokyo?" means in one word:"'])
+    assert router.is_prepared(provider, [UMBRELLA], "en") and router.prepare(provider, [UMBRELLA], "en") is False
+    assert Router().is_prepared(provider, [UMBRELLA], "en")  # kept by the provider: a new router finds them
+    # a tool without examples is found by its description
+    bare = ToolManifest("clock", "Tells the time", {}, [])
+    assert DecisionPrompt([bare], "en", RouterOptions()).vectors.texts[0] == 'This sentence : "Tells the time" means in one word:"'

@@ -39,9 +39,13 @@ INSTALL_HINT = "pip install 'llama-cpp-python==0.3.36'"
 #: prefix snapshots kept on disk (about 12 KB per token with the default model)
 MAX_SNAPSHOT_FILES = 4
 #: prefix snapshots kept in memory (about 25 MB each with the default model)
-MAX_SNAPSHOTS = 4
+MAX_SNAPSHOTS = 6
 #: how many of the likeliest tokens a copied value may choose from at each step
 COPY_CANDIDATES = 40
+#: context size of the embedding context (longer texts are cut to it)
+EMBED_CTX = 512
+#: vectors kept on disk per model (about 3.5 KB each with the default model)
+MAX_KEPT_VECTORS = 20000
 
 
 def import_llama_cpp() -> Any:
@@ -190,6 +194,79 @@ class _Context:
             scratch.unlink(missing_ok=True)
 
 
+class _Vectors:
+    """Sentence vectors from a second llama.cpp context on the same (memory-mapped) weights, in
+    embedding mode: the model's hidden state at a text's last token, unit length. Vectors of texts that
+    come back (a tool's examples) are kept in memory and in one file per model. Not thread-safe."""
+
+    def __init__(self, llm: Any, cache_dir: Path | None, file_key: str):
+        self.llm = llm
+        self.path = None if cache_dir is None else cache_dir / f"vectors-{hashlib.sha256(file_key.encode()).hexdigest()[:32]}.npz"
+        self.kept: dict[str, Any] = {}
+        self._loaded = False
+
+    @staticmethod
+    def key(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def has(self, texts: list[str]) -> bool:
+        self._load()
+        return all(self.key(text) in self.kept for text in texts)
+
+    def vectors(self, texts: list[str], keep: bool) -> Any:
+        import numpy as np
+
+        self._load()
+        rows, added = [], False
+        for text in texts:
+            key = self.key(text)
+            vector = self.kept.get(key)
+            if vector is None:
+                vector = np.asarray(self.llm.embed(text, truncate=True), dtype=np.float32)
+                if vector.ndim == 2:  # one vector per token (a chat model pools nothing): the last one
+                    vector = vector[-1].copy()
+                vector /= float(np.linalg.norm(vector)) or 1.0
+                if keep:
+                    self.kept[key], added = vector, True
+            rows.append(vector)
+        if added:
+            self._save()
+        width = self.llm.n_embd()
+        return np.stack(rows) if rows else np.zeros((0, width), dtype=np.float32)
+
+    def _load(self) -> None:
+        import numpy as np
+
+        if self._loaded:
+            return
+        self._loaded = True
+        if self.path is None or not self.path.is_file():
+            return
+        try:
+            with np.load(self.path) as data:
+                keys, matrix = data["keys"], data["matrix"]
+            if matrix.ndim == 2 and matrix.shape == (len(keys), self.llm.n_embd()):
+                self.kept.update({str(k): row for k, row in zip(keys, matrix.astype(np.float32))})
+        except (OSError, ValueError, KeyError):
+            self.path.unlink(missing_ok=True)  # unreadable: computed again when needed
+
+    def _save(self) -> None:
+        import numpy as np
+
+        if self.path is None:
+            return
+        keys = list(self.kept)[-MAX_KEPT_VECTORS:]
+        scratch = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp.npz")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(scratch, keys=np.array(keys), matrix=np.stack([self.kept[k] for k in keys]))
+            os.replace(scratch, self.path)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+        finally:
+            scratch.unlink(missing_ok=True)
+
+
 class LocalProvider:
     """An in-process llama.cpp model; see the module docstring."""
 
@@ -225,6 +302,8 @@ class LocalProvider:
         self.load_seconds: float | None = None
         self._lock = threading.RLock()
         self._context: _Context | None = None
+        self._vectors: _Vectors | None = None
+        self._path: Path | None = None
         self._formatters: tuple[Any, Any] = (None, None)
         self._grammars: dict[str, Any] = {}
 
@@ -265,6 +344,24 @@ class LocalProvider:
         stat = path.stat()
         self._formatters = _formatters(llm)
         self._context = _Context(llm, lib, self.cache_dir, f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}")
+        self._path = path
+
+    @property
+    def vectors(self) -> _Vectors:
+        """The embedding context (created on first use, on the loaded model's file)."""
+        self.load()
+        if self._vectors is None:
+            lib = import_llama_cpp()
+            try:
+                llm = lib.Llama(
+                    model_path=str(self._path), embedding=True, n_ctx=EMBED_CTX, n_batch=EMBED_CTX, n_ubatch=EMBED_CTX,
+                    n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False,
+                )
+            except (ValueError, RuntimeError) as exc:
+                raise ProviderError(f"llama.cpp could not open {self._path} for sentence vectors: {exc}") from None
+            assert self._context is not None  # loaded above
+            self._vectors = _Vectors(llm, self.cache_dir, self._context.file_key)
+        return self._vectors
 
     # -------------------------------------------------------------------------------- tokens
     def tokenize(self, text: str) -> list[int]:
@@ -289,6 +386,18 @@ class LocalProvider:
         unless that was done before: what :meth:`open_reply` with ``keep`` does on first use."""
         with self._lock:
             self.context.keep(self.render(messages, open_reply=False))
+
+    def embed(self, texts: list[str], *, keep: bool = False) -> Any:
+        """Unit-length sentence vectors of ``texts``, one row each (a numpy array; the dot product of
+        two rows is their cosine similarity). ``keep``: remember them, in memory and on disk, for
+        texts that come back (a tool's examples); the router asks for a message's vector without it."""
+        with self._lock:
+            return self.vectors.vectors(list(texts), keep)
+
+    def has_embedded(self, texts: list[str]) -> bool:
+        """Whether the vectors of all ``texts`` are kept (see :meth:`embed`)."""
+        with self._lock:
+            return self.vectors.has(list(texts))
 
     @contextmanager
     def open_reply(self, messages: list[dict[str, Any]], *, keep: int = 0) -> Iterator[ReplyCursor]:
