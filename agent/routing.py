@@ -50,6 +50,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from agent import prompts
@@ -131,6 +132,73 @@ _NO_TOOL_SHOTS = [
     "How tall is Mount Everest?",
     "长城有多长？",
     "富士山の高さはどれくらい？",
+]
+
+# More messages that need no tool, for the lookup only (not shown as turns: the prompt stays short).
+_NO_TOOL_LOOKUP = [
+    "Hi there!",
+    "How does a thermometer work?",
+    "What's a good way to remember passwords?",
+    "Can you help me write an email asking my boss for a day off?",
+    "Explain how photosynthesis works",
+    "What do you think makes a good leader?",
+    "Any tips for falling asleep faster?",
+    "How do time zones work?",
+    "Give me some ideas for a birthday gift for my dad",
+    "What is a regular expression?",
+    "Explain the difference between weather and climate",
+    "good night",
+    "Can you suggest a name for my new puppy?",
+    "What's the best way to learn a new language?",
+    "Summarize the plot of Romeo and Juliet",
+    "How do I politely decline a wedding invitation?",
+    "Why do we have leap years?",
+    "What's your favorite color?",
+    "Help me brainstorm a title for my blog about hiking",
+    "谢谢你，帮了大忙",
+    "早上好！",
+    "温度计是怎么工作的？",
+    "最近工作压力好大，有点焦虑",
+    "帮我写一封请假邮件给老板",
+    "怎么才能早睡早起？",
+    "什么是机器学习？简单解释一下",
+    "李白是哪个朝代的诗人？",
+    "怎样记住那么多密码比较安全？",
+    "帮我想几句生日祝福的话",
+    "晚安",
+    "推荐几本适合入门的心理学书",
+    "怎么跟室友沟通噪音问题比较好？",
+    "解释一下什么是通货膨胀",
+    "你是谁？",
+    "帮我把这句话改得更礼貌一点：你赶紧把文件发我",
+    "哈哈好的",
+    "学编程应该先学哪门语言？",
+    "给我的小狗起个名字吧",
+    "如何做好一次面试的自我介绍？",
+    "四季是怎么形成的？",
+    "秋をテーマにした俳句を作って",
+    "時差ボケの治し方は？",
+    "最近ちょっと疲れてて、やる気が出ない",
+    "上司に有給休暇をお願いするメールを書いて",
+    "「お疲れさまです」を英語に訳すとどうなる？",
+    "温度計ってどういう仕組みで温度を測ってるの？",
+    "パスワードを覚えるいい方法ってある？",
+    "日本で一番高い山は？",
+    "読書を習慣にするコツを教えて",
+    "光合成について簡単に説明して",
+    "おやすみ",
+    "猫と犬、どっちが飼いやすいと思う？",
+    "彼女の誕生日プレゼント、何がいいかな？",
+    "うるう年ってなんであるの？",
+    "面接で緊張しないコツを教えて",
+    "正規表現って何？",
+    "このメール、もう少し丁寧な言い回しにしてくれる？「明日までに資料送ってください」",
+    "あなたの名前は？",
+    "プログラミング初心者におすすめの言語は？",
+    "了解、ありがとう",
+    "インフレってどういう意味？",
+    "友達と喧嘩しちゃった。どうやって仲直りすればいい？",
+    "一人旅がテーマのブログのタイトル案をいくつか考えて",
 ]
 
 _ANSWER = {
@@ -285,8 +353,9 @@ class DecisionPrompt:
             for message, tool in _shots(manifests, self.none, options.shots_per_tool):
                 self.prefix.append({"role": "user", "content": message})
                 self.prefix.append({"role": "assistant", "content": json.dumps({"tool": tool}, ensure_ascii=False)})
-        self.index = ToolIndex(manifests, {self.none: _NO_TOOL_SHOTS})
-        self.vectors = ExampleVectors({**{m.name: _examples(m) or [m.description] for m in manifests}, self.none: _NO_TOOL_SHOTS})
+        no_tool = [*_NO_TOOL_SHOTS, *_NO_TOOL_LOOKUP]
+        self.index = ToolIndex(manifests, {self.none: no_tool})
+        self.vectors = ExampleVectors({**{m.name: _examples(m) or [m.description] for m in manifests}, self.none: no_tool})
         # tools that take a link: a message with one is evidence for them
         self.link_tools = {m.name for m in manifests if any(_is_link(m, key) for key in m.required)}
 
@@ -381,6 +450,26 @@ def _unstated(value: str, message: str) -> bool:
     Not done for English, where a value may rightly be rewritten (sqrt(2) for "square root of 2")."""
     return detect_language(value, default="") in ("zh", "ja") and detect_language(message, default="") in ("zh", "ja") \
         and _fold(value) not in _fold(message)
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{4,}")
+
+
+def _respelled(value: str, message: str) -> str:
+    """``value`` with every Latin word that the message lacks but has in a close spelling written as
+    the message writes it (Lisboa for the message's Lisbon): a name the model changed, not a value
+    it composed (sqrt for "square root" stays)."""
+    said = {word.casefold(): word for word in _LATIN_WORD.findall(message)}
+
+    def respell(match: re.Match) -> str:
+        word = match.group(0)
+        if word.casefold() in said:
+            return word
+        ratio, closest = max(((SequenceMatcher(None, word.casefold(), key).ratio(), original)
+                              for key, original in said.items()), default=(0.0, word))
+        return closest if ratio >= 0.8 else word
+
+    return _LATIN_WORD.sub(respell, value) if said else value
 
 
 def _fold(text: str) -> str:
@@ -495,8 +584,8 @@ class Router:
 
     def _value(self, cursor: Any, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)
-        if key not in manifest.required and len(value) == 1 and detect_language(value, default="") in ("zh", "ja"):
-            return ""  # one character picked out of a sentence (日 of 今日) is not a value worth stating
+        if key not in manifest.required and len(value) == 1 and value.isalpha():
+            return ""  # one letter picked out of a sentence (日 of 今日, e of "time") is not a value worth stating
         return value
 
     def _written_value(self, cursor: Any, manifest: ToolManifest, key: str, text: str) -> str:
@@ -517,6 +606,11 @@ class Router:
             cursor.rewind(start)
             written = json.dumps(value, ensure_ascii=False)
             cursor.extend(" " + written if "opening" in filters else written[1:])
+        elif options.copy_foreign and "allowed" not in filters and (respelled := _respelled(value, text)) != value:
+            cursor.rewind(start)
+            written = json.dumps(respelled, ensure_ascii=False)
+            cursor.extend(" " + written if "opening" in filters else written[1:])
+            return respelled
         return value
 
     def _decide_schema(self, provider: Any, prompt: DecisionPrompt, text: str) -> Decision:

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy
 import pytest
@@ -29,7 +30,7 @@ from agent.model_files import (
 )
 from agent.providers import create_provider
 from agent.providers.base import ProviderError
-from agent.providers.local import INSTALL_HINT, LocalProvider, _Vectors, import_llama_cpp
+from agent.providers.local import INSTALL_HINT, LocalProvider, ReplyCursor, _Vectors, import_llama_cpp
 from tests.helpers.wttr import WttrStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,6 +143,56 @@ def test_an_unreadable_vector_file_is_dropped_and_computed_again(tmp_path):
     vectors = _Vectors(model, tmp_path, "model-a")
     assert not vectors.has(["ab"]) and not path.exists()
     assert vectors.vectors(["ab"], keep=True).shape == (1, 3) and model.embedded == ["ab"] and path.exists()
+
+
+class _ScriptedModel:
+    """Stands in for a llama.cpp context: a few real pieces (and filler), and the logits that come
+    after each text written so far, as a table."""
+
+    PIECES = [b" ", b' "', b"1", b"0", b'"', b"\xe5\x8d\x8e"] + [b"~"] * 300
+
+    def __init__(self, table: dict[bytes, list[int]]):
+        self.table = table  # text so far -> tokens, likeliest first
+        self.history: list[int] = []
+        self.llm = self
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.history)
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return b"".join(self.PIECES[t] for t in tokens)
+
+    def logits(self) -> Any:
+        ranked = self.table.get(self.detokenize(self.history), [])
+        values = numpy.full(len(self.PIECES), -100.0)
+        for rank, token in enumerate(ranked):
+            values[token] = -float(rank)
+        return values
+
+    def feed(self, tokens: list[int]) -> Any:
+        self.history += tokens
+        return self.logits()
+
+    def truncate(self, count: int) -> None:
+        del self.history[count:]
+
+    def is_control(self, token: int) -> bool:
+        return False
+
+
+def test_an_opening_begun_by_a_lone_space_that_leads_nowhere_is_written_whole_instead():
+    """The model's likeliest start of a number is `` `` (then an unquoted 100): that cannot open a
+    quoted value, so the value starts again from `` "``, not empty."""
+    model = _ScriptedModel({b"": [0, 1], b" ": [2, 3], b' "': [2], b' "1': [3], b' "10': [3], b' "100': [4]})
+    cursor = ReplyCursor(None, model, model.logits())  # type: ignore[arg-type]
+    number = lambda text: text.isdigit() or not text  # noqa: E731
+    assert cursor.until('"', opening=' "', allowed=number, copy_from="华氏100度") == "100"
+    assert model.detokenize(model.history) == b' "100'
+    # a lone space that does lead on is kept (`` `` then ``"/etc`` is how paths often start)
+    model = _ScriptedModel({b"": [0], b" ": [4], b' "': [2], b' "1': [4]})
+    cursor = ReplyCursor(None, model, model.logits())  # type: ignore[arg-type]
+    assert cursor.until('"', opening=' "') == "1" and model.history == [0, 4, 2]
 
 
 # ------------------------------------------------------------------------------ the real model

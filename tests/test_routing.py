@@ -21,6 +21,7 @@ from agent.routing import (
     RouterOptions,
     RouterProtocol,
     ToolIndex,
+    _NO_TOOL_LOOKUP,
     _NO_TOOL_SHOTS,
     detect_language,
 )
@@ -416,6 +417,9 @@ def test_a_tool_whose_required_value_is_empty_is_not_called_and_one_character_is
     provider = ScoringProvider({"notes": 0.0, "none": -9.0, "list": 0.0}, ["记", ""])
     decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(provider, [NOTES], "看看我都记了什么", "zh")
     assert decision.tool == "notes" and decision.params == {"action": "list"}
+    latin = ScoringProvider({"notes": 0.0, "none": -9.0, "search": 0.0}, ["e", "7"])  # a letter goes, a digit stays
+    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(latin, [NOTES], "delete note 7", "en")
+    assert decision.params == {"action": "search", "id": "7"}
 
 
 def test_extra_examples_feed_retrieval_and_few_shot_turns():
@@ -508,7 +512,7 @@ def test_example_vectors_move_the_decision_towards_the_nearest_examples_tool():
     # the examples (and the built-in no-tool messages) are kept; the message is not
     assert ('This sentence : "Do I need an umbrella in Oslo?" means in one word:"', True) in provider.embedded
     assert provider.embedded[-1] == (f'This sentence : "{message}" means in one word:"', False)
-    assert sum(1 for _, keep in provider.embedded if keep) == 2 + len(_NO_TOOL_SHOTS)  # computed once
+    assert sum(1 for _, keep in provider.embedded if keep) == 2 + len(_NO_TOOL_SHOTS) + len(_NO_TOOL_LOOKUP)  # once
 
 
 def test_preparing_the_tool_prompt_also_computes_the_example_vectors():
@@ -522,3 +526,14 @@ def test_preparing_the_tool_prompt_also_computes_the_example_vectors():
     # a tool without examples is found by its description
     bare = ToolManifest("clock", "Tells the time", {}, [])
     assert DecisionPrompt([bare], "en", RouterOptions()).vectors.texts[0] == 'This sentence : "Tells the time" means in one word:"'
+
+
+def test_a_name_the_model_respelled_is_written_as_the_message_spells_it():
+    provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Lisboa"])
+    router = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0))
+    assert router.decide(provider, [WEATHER], "How warm is it in Lisbon today?", "en").params == {"city": "Lisbon"}
+    assert "".join(provider.cursor.written).endswith('"city": "Lisbon"')
+    composed = ScoringProvider({"calculator": 0.0, "none": -5.0}, ["sqrt(2)"])  # a value the model composed stays
+    assert router.decide(composed, [CALC], "What's the square root of 2?", "en").params == {"expression": "sqrt(2)"}
+    far = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Munich"])  # not a close spelling: left as written
+    assert router.decide(far, [WEATHER], "Wie ist das Wetter in München?", "en").params == {"city": "Munich"}

@@ -41,7 +41,7 @@ MAX_SNAPSHOT_FILES = 4
 #: prefix snapshots kept in memory (about 25 MB each with the default model)
 MAX_SNAPSHOTS = 6
 #: how many of the likeliest tokens a copied value may choose from at each step
-COPY_CANDIDATES = 40
+COPY_CANDIDATES = 200
 #: context size of the embedding context (longer texts are cut to it)
 EMBED_CTX = 512
 #: vectors kept on disk per model (about 3.5 KB each with the default model)
@@ -578,8 +578,15 @@ class ReplyCursor:
         head = opening.encode("utf-8")
         produced = b""
         stop_bytes = stop.encode("utf-8")
+        start, whole_head = (context.llm.n_tokens, self._logits), False
         for _ in range(max_tokens):
-            token, piece = self._next_piece(produced, checks, stop_bytes, head)
+            token, piece = self._next_piece(produced, checks, stop_bytes, head, whole_head)
+            if token is None and 0 < len(produced) < len(head) and not whole_head:
+                # a part of the opening led nowhere (`` `` then an unquoted number): start again,
+                # with the whole opening in one token
+                context.truncate(start[0])
+                self._logits, produced, whole_head = start[1], b"", True
+                token, piece = self._next_piece(produced, checks, stop_bytes, head, whole_head)
             if token is None:
                 break
             skip = max(0, len(head) - len(produced))  # bytes of this piece that are still the opening
@@ -597,7 +604,8 @@ class ReplyCursor:
         return produced[len(head):].decode("utf-8", "ignore")
 
     def _next_piece(
-        self, produced: bytes, checks: list[Callable[[bytes], bool]], stop: bytes, head: bytes = b""
+        self, produced: bytes, checks: list[Callable[[bytes], bool]], stop: bytes, head: bytes = b"",
+        whole_head: bool = False,
     ) -> tuple[int | None, bytes]:
         """The greedy next token and its text; with ``checks`` or an unfinished ``head``, the likeliest
         of the top candidates whose text starts with ``head`` and, after it and up to ``stop``, passes
@@ -616,7 +624,7 @@ class ReplyCursor:
             piece = context.llm.detokenize([token])
             text = produced + piece
             if len(text) <= len(head):
-                if head.startswith(text):
+                if head.startswith(text) and not (whole_head and len(text) < len(head)):
                     return token, piece
                 continue
             if not text.startswith(head):
