@@ -18,3 +18,16 @@ def write_section(name: str, text: str) -> None:
     else:
         updated = current.rstrip("\n") + "\n\n" + section + "\n"
     RESULTS.write_text(updated, encoding="utf-8")
+
+
+def replace_line(name: str, prefix: str, line: str) -> None:
+    """Replace the line that starts with ``prefix`` inside section ``name`` (an error when there is none)."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    head, rest = RESULTS.read_text(encoding="utf-8").split(start, 1)
+    section, tail = rest.split(end, 1)
+    lines = section.split("\n")
+    found = [i for i, text in enumerate(lines) if text.startswith(prefix)]
+    if not found:
+        raise SystemExit(f"bench/RESULTS.md: no line starting with {prefix!r} in the {name} section; run the whole benchmark")
+    lines[found[0]] = line
+    RESULTS.write_text(head + start + "\n".join(lines) + end + tail, encoding="utf-8")

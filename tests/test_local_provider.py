@@ -135,6 +135,21 @@ def test_sentence_vectors_take_the_last_token_and_kept_ones_survive_a_restart(tm
     assert not _Vectors(_EmbeddingModel(), tmp_path, "model-b").has(["ab"])  # another model file: other vectors
 
 
+def test_shipped_vectors_are_used_and_not_copied_into_the_cache(tmp_path):
+    shipped = tmp_path / "shipped.npz"
+    numpy.savez(shipped, keys=numpy.array([_Vectors.key("ab")]), matrix=numpy.array([[0.0, 1.0, 0.0]], dtype=numpy.float16))
+    model = _EmbeddingModel()
+    vectors = _Vectors(model, tmp_path / "cache", "model-a", shipped)
+    assert vectors.has(["ab"]) and vectors.vectors(["ab"], keep=True)[0] == pytest.approx([0.0, 1.0, 0.0])
+    vectors.vectors(["two words"], keep=True)
+    assert model.embedded == ["two words"]
+    (saved,) = (tmp_path / "cache").glob("vectors-*.npz")
+    assert list(numpy.load(saved)["keys"]) == [_Vectors.key("two words")]
+    wrong_width = tmp_path / "other.npz"  # vectors of another model are not used
+    numpy.savez(wrong_width, keys=numpy.array([_Vectors.key("ab")]), matrix=numpy.zeros((1, 5)))
+    assert not _Vectors(_EmbeddingModel(), None, "model-a", wrong_width).has(["ab"])
+
+
 def test_an_unreadable_vector_file_is_dropped_and_computed_again(tmp_path):
     _Vectors(_EmbeddingModel(), tmp_path, "model-a").vectors(["ab"], keep=True)
     (path,) = tmp_path.glob("vectors-*.npz")
@@ -320,6 +335,18 @@ def test_sentence_vectors_put_requests_for_the_same_tool_closer_together(model_f
         scores = index.scores(provider, message)
         assert max(scores, key=scores.get) == nearest, (message, scores)
         assert all(-1.0 <= value <= 1.0 + 1e-6 for value in scores.values())
+
+
+@pytest.mark.model
+def test_the_shipped_vectors_are_the_default_models_own(model_file, tmp_path):
+    from agent.providers.local import SHIPPED_VECTORS, read_vectors
+    from agent.routing import _NO_TOOL_SHOTS, _VECTOR_TEMPLATE
+
+    shipped = read_vectors(SHIPPED_VECTORS, 896)
+    provider = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)  # by its path: computes them
+    texts = [_VECTOR_TEMPLATE.format(text=text) for text in _NO_TOOL_SHOTS[:4]]
+    for text, row in zip(texts, provider.embed(texts)):
+        assert float(row @ shipped[_Vectors.key(text)]) > 0.995
 
 
 @pytest.mark.model

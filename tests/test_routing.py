@@ -537,3 +537,19 @@ def test_a_name_the_model_respelled_is_written_as_the_message_spells_it():
     assert router.decide(composed, [CALC], "What's the square root of 2?", "en").params == {"expression": "sqrt(2)"}
     far = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Munich"])  # not a close spelling: left as written
     assert router.decide(far, [WEATHER], "Wie ist das Wetter in München?", "en").params == {"city": "Munich"}
+
+
+def test_the_shipped_vectors_cover_every_text_of_the_built_in_tools():
+    """The default model's vectors of the built-in tools' texts ship with Riverse, so a new home does
+    not compute them first. Changed an example? Run bench/routing/shipped_vectors.py."""
+    from agent.providers.local import SHIPPED_VECTORS, _Vectors, read_vectors
+
+    shipped = read_vectors(SHIPPED_VECTORS, 896)  # the default model's width
+    assert len(shipped) > 300
+    everything = {"shell_exec": {"enabled": True}, "web_search": {"enabled": True}}
+    for language in ("en", "zh", "ja"):
+        manifests = ToolRegistry({"language": language, "tools": everything}, packages=False).manifests()
+        assert len(manifests) == 11
+        texts = DecisionPrompt(manifests, language, RouterOptions()).vectors.texts
+        missing = [text for text in texts if _Vectors.key(text) not in shipped]
+        assert missing == [], f"run bench/routing/shipped_vectors.py: {len(missing)} texts have no shipped vector"

@@ -42,6 +42,8 @@ MAX_SNAPSHOT_FILES = 4
 MAX_SNAPSHOTS = 6
 #: how many of the likeliest tokens a copied value may choose from at each step
 COPY_CANDIDATES = 200
+#: the default model's vectors of the built-in tools' texts (made by ``bench/routing/shipped_vectors.py``)
+SHIPPED_VECTORS = Path(__file__).resolve().parent.parent / "data" / "default-model-vectors.npz"
 #: context size of the embedding context (longer texts are cut to it)
 EMBED_CTX = 512
 #: vectors kept on disk per model (about 3.5 KB each with the default model)
@@ -194,15 +196,34 @@ class _Context:
             scratch.unlink(missing_ok=True)
 
 
+def read_vectors(path: Path, width: int, *, strict: bool = False) -> dict[str, Any]:
+    """Vectors saved by :class:`_Vectors` (or shipped with Riverse): text key -> float32 row. A file
+    of another width (another model) gives none; with ``strict``, an unreadable file raises."""
+    import numpy as np
+
+    try:
+        with np.load(path) as data:
+            keys, matrix = data["keys"], data["matrix"]
+    except (OSError, ValueError, KeyError):
+        if strict:
+            raise
+        return {}
+    if matrix.ndim != 2 or matrix.shape != (len(keys), width):
+        return {}
+    return {str(k): row for k, row in zip(keys, matrix.astype(np.float32))}
+
+
 class _Vectors:
     """Sentence vectors from a second llama.cpp context on the same (memory-mapped) weights, in
     embedding mode: the model's hidden state at a text's last token, unit length. Vectors of texts that
     come back (a tool's examples) are kept in memory and in one file per model. Not thread-safe."""
 
-    def __init__(self, llm: Any, cache_dir: Path | None, file_key: str):
+    def __init__(self, llm: Any, cache_dir: Path | None, file_key: str, shipped: Path | None = None):
         self.llm = llm
         self.path = None if cache_dir is None else cache_dir / f"vectors-{hashlib.sha256(file_key.encode()).hexdigest()[:32]}.npz"
+        self.shipped = shipped  # vectors that come with Riverse (the built-in tools' texts, default model)
         self.kept: dict[str, Any] = {}
+        self._own: set[str] = set()  # keys computed here (saved), as opposed to shipped ones
         self._loaded = False
 
     @staticmethod
@@ -228,6 +249,7 @@ class _Vectors:
                 vector /= float(np.linalg.norm(vector)) or 1.0
                 if keep:
                     self.kept[key], added = vector, True
+                    self._own.add(key)
             rows.append(vector)
         if added:
             self._save()
@@ -240,22 +262,24 @@ class _Vectors:
         if self._loaded:
             return
         self._loaded = True
+        if self.shipped is not None:
+            self.kept.update(read_vectors(self.shipped, self.llm.n_embd()))
         if self.path is None or not self.path.is_file():
             return
         try:
-            with np.load(self.path) as data:
-                keys, matrix = data["keys"], data["matrix"]
-            if matrix.ndim == 2 and matrix.shape == (len(keys), self.llm.n_embd()):
-                self.kept.update({str(k): row for k, row in zip(keys, matrix.astype(np.float32))})
+            own = read_vectors(self.path, self.llm.n_embd(), strict=True)
         except (OSError, ValueError, KeyError):
             self.path.unlink(missing_ok=True)  # unreadable: computed again when needed
+            return
+        self.kept.update(own)
+        self._own.update(own)
 
     def _save(self) -> None:
         import numpy as np
 
         if self.path is None:
             return
-        keys = list(self.kept)[-MAX_KEPT_VECTORS:]
+        keys = [key for key in self.kept if key in self._own][-MAX_KEPT_VECTORS:]
         scratch = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp.npz")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -360,7 +384,8 @@ class LocalProvider:
             except (ValueError, RuntimeError) as exc:
                 raise ProviderError(f"llama.cpp could not open {self._path} for sentence vectors: {exc}") from None
             assert self._context is not None  # loaded above
-            self._vectors = _Vectors(llm, self.cache_dir, self._context.file_key)
+            shipped = SHIPPED_VECTORS if self.model_path is None and SHIPPED_VECTORS.is_file() else None
+            self._vectors = _Vectors(llm, self.cache_dir, self._context.file_key, shipped)
         return self._vectors
 
     # -------------------------------------------------------------------------------- tokens
