@@ -19,9 +19,10 @@ probabilities instead of its prose (``bench/routing`` measures each of these lev
    hidden state at the end of a "this sentence means in one word" template, from a second llama.cpp
    context on the same weights) is compared with the vectors of every tool's examples and of the
    built-in no-tool messages; each option's best cosine similarity, weighted, is added to its
-   score. The examples' vectors are computed with the prompt and kept on disk. A character n-gram
-   index of the same texts adds evidence for "no tool", and a link in the message adds to the tools
-   with a required ``"format": "uri"`` parameter.
+   score. The examples' vectors are computed with the prompt and kept on disk (those of the built-in
+   tools ship with Riverse). A character n-gram index of the same texts can add lexical evidence
+   (off by default: it fitted the tuning cases, not new ones), and a link in the message adds to
+   the tools with a required ``"format": "uri"`` parameter.
 4. **Parameters written into a fixed frame.** The reply continues as JSON whose keys are the
    tool's real parameters, in order; the model only writes the values (greedy, until the closing
    quote). Enum values are chosen like tool names, numbers can only be numbers, an optional value
@@ -472,6 +473,14 @@ def _respelled(value: str, message: str) -> str:
     return _LATIN_WORD.sub(respell, value) if said else value
 
 
+def _rewrite(cursor: Any, mark: Any, value: str, opening: bool) -> None:
+    """Replace what was written for a value since ``mark`` by ``value`` (with its opening quote when
+    the model was to write it)."""
+    cursor.rewind(mark)
+    written = json.dumps(value, ensure_ascii=False)
+    cursor.extend(" " + written if opening else written[1:])
+
+
 def _fold(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).casefold()
 
@@ -603,13 +612,9 @@ class Router:
             copied = _clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
             if copied and (_foreign(value, copied) or not _foreign(copied, text)):  # the message's own words
                 return copied
-            cursor.rewind(start)
-            written = json.dumps(value, ensure_ascii=False)
-            cursor.extend(" " + written if "opening" in filters else written[1:])
+            _rewrite(cursor, start, value, "opening" in filters)
         elif options.copy_foreign and "allowed" not in filters and (respelled := _respelled(value, text)) != value:
-            cursor.rewind(start)
-            written = json.dumps(respelled, ensure_ascii=False)
-            cursor.extend(" " + written if "opening" in filters else written[1:])
+            _rewrite(cursor, start, respelled, "opening" in filters)
             return respelled
         return value
 

@@ -9,22 +9,33 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 def write_section(name: str, text: str) -> None:
     """Replace the text between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` (append it when absent)."""
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    start, end = _markers(name)
     section = f"{start}\n{text}{end}"
     current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
     if start in current and end in current:
-        head, rest = current.split(start, 1)
-        updated = head + section + rest.split(end, 1)[1]
+        head, _, tail = _split(current, name)
+        updated = head + section + tail
     else:
         updated = current.rstrip("\n") + "\n\n" + section + "\n"
     RESULTS.write_text(updated, encoding="utf-8")
 
 
+def _markers(name: str) -> tuple[str, str]:
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
+def _split(text: str, name: str) -> tuple[str, str, str]:
+    """``text`` around section ``name``: before its start marker, between the markers, after its end marker."""
+    start, end = _markers(name)
+    head, rest = text.split(start, 1)
+    section, tail = rest.split(end, 1)
+    return head, section, tail
+
+
 def replace_line(name: str, prefix: str, line: str) -> None:
     """Replace the line that starts with ``prefix`` inside section ``name`` (an error when there is none)."""
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    head, rest = RESULTS.read_text(encoding="utf-8").split(start, 1)
-    section, tail = rest.split(end, 1)
+    start, end = _markers(name)
+    head, section, tail = _split(RESULTS.read_text(encoding="utf-8"), name)
     lines = section.split("\n")
     found = [i for i, text in enumerate(lines) if text.startswith(prefix)]
     if not found:

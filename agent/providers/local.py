@@ -257,8 +257,6 @@ class _Vectors:
         return np.stack(rows) if rows else np.zeros((0, width), dtype=np.float32)
 
     def _load(self) -> None:
-        import numpy as np
-
         if self._loaded:
             return
         self._loaded = True

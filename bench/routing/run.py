@@ -138,8 +138,8 @@ Decoding cost (this machine): llama.cpp grammar-constrained sampling about 27 ms
 16-18 ms, forced tokens evaluated in one batch about 4 ms each; the scored choice needs one forward pass per
 branch of the name trie. Evaluating a 2.6k-token fixed prompt takes about 10 s; restoring its KV snapshot
 about 0.02 s (from memory or disk). A sentence vector costs 0.09-0.12 s per message (about 28 tokens in a
-second llama.cpp context on the same weights); the examples' vectors (about 110 per language) are computed
-once, when the tool prompt is prepared, and kept on disk."""
+second llama.cpp context on the same weights); the examples' vectors (about 250 per language) ship with
+Riverse for the built-in tools, and other tools' are computed once, when the tool prompt is prepared."""
 
 
 @dataclass
