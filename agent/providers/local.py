@@ -72,6 +72,10 @@ class _Context:
         self.file_key = file_key
         self.snapshots: list[tuple[list[int], bytes]] = []
         self.vocab = lib.llama_model_get_vocab(llm.model)
+        # several sequences in one KV cache: the branches of a choice are then evaluated in one batch
+        self.parallel = (
+            lib.llama_n_seq_max(llm.ctx) > 1 and not getattr(llm, "_is_recurrent", False) and not getattr(llm, "_is_hybrid", False)
+        )
 
     @property
     def tokens(self) -> list[int]:
@@ -116,6 +120,42 @@ class _Context:
         self.llm.eval(tokens)
         raw = self.lib.llama_get_logits(self.llm.ctx)
         return np.ctypeslib.as_array(raw, shape=(self.llm.n_vocab(),)).copy()
+
+    def evaluate_paths(self, shared: list[int], paths: list[list[int]]) -> tuple[Any, list[Any]]:
+        """Evaluate ``shared`` after what is held (and keep it), and each of ``paths`` after that
+        (without keeping them); return the logits after ``shared`` (None when it is empty) and after
+        each path. With several sequences in the KV cache this is one forward pass: each path is a
+        sequence of its own that shares the held tokens and ``shared``."""
+        paths = [list(path) for path in paths]
+        count = len(shared) + sum(len(path) for path in paths)
+        if not self.parallel or len(paths) + 1 > self.lib.llama_n_seq_max(self.llm.ctx) or not all(paths) or count > self.llm.n_batch:
+            logits = self.feed(shared) if shared else None
+            held, after = self.llm.n_tokens, []
+            for path in paths:
+                after.append(self.feed(path) if path else logits)
+                self.truncate(held)
+            return logits, after
+        import numpy as np
+
+        lib, llm = self.lib, self.llm
+        held = llm.n_tokens
+        memory = lib.llama_get_memory(llm.ctx)
+        sequences = list(range(1, len(paths) + 1))
+        lib.llama_memory_seq_rm(memory, -1, held, -1)
+        for sequence in sequences:
+            lib.llama_memory_seq_cp(memory, 0, sequence, 0, held)
+        entries = [(token, held + k, [0, *sequences], k == len(shared) - 1) for k, token in enumerate(shared)]
+        for sequence, path in zip(sequences, paths):
+            entries += [(token, held + len(shared) + k, [sequence], k == len(path) - 1) for k, token in enumerate(path)]
+        try:
+            outputs = _decode(lib, llm, entries)
+            rows = [np.ctypeslib.as_array(lib.llama_get_logits_ith(llm.ctx, k), shape=(llm.n_vocab(),)).copy() for k in outputs]
+        finally:
+            for sequence in sequences:
+                lib.llama_memory_seq_rm(memory, sequence, -1, -1)
+        llm.input_ids[held : held + len(shared)] = shared
+        llm.n_tokens = held + len(shared)
+        return (rows.pop(0) if shared else None), rows
 
     def is_control(self, token: int) -> bool:
         return bool(self.lib.llama_vocab_is_eog(self.vocab, token) or self.lib.llama_vocab_is_control(self.vocab, token))
@@ -196,6 +236,26 @@ class _Context:
             scratch.unlink(missing_ok=True)
 
 
+def _decode(lib: Any, llm: Any, entries: list[tuple[int, int, list[int], bool]]) -> list[int]:
+    """One forward pass over ``entries`` (token, position, sequences, whether its output is wanted);
+    returns the batch indices of the outputs."""
+    batch = lib.llama_batch_init(len(entries), 0, max((len(owners) for _, _, owners, _ in entries), default=1))
+    try:
+        outputs = []
+        for i, (token, position, owners, output) in enumerate(entries):
+            batch.token[i], batch.pos[i], batch.n_seq_id[i], batch.logits[i] = token, position, len(owners), output
+            for k, owner in enumerate(owners):
+                batch.seq_id[i][k] = owner
+            if output:
+                outputs.append(i)
+        batch.n_tokens = len(entries)
+        if lib.llama_decode(llm.ctx, batch) != 0:
+            raise ProviderError("llama.cpp could not evaluate the prompt (llama_decode failed)")
+        return outputs
+    finally:
+        lib.llama_batch_free(batch)
+
+
 def read_vectors(path: Path, width: int, *, strict: bool = False) -> dict[str, Any]:
     """Vectors saved by :class:`_Vectors` (or shipped with Riverse): text key -> float32 row. A file
     of another width (another model) gives none; with ``strict``, an unreadable file raises."""
@@ -218,8 +278,10 @@ class _Vectors:
     embedding mode: the model's hidden state at a text's last token, unit length. Vectors of texts that
     come back (a tool's examples) are kept in memory and in one file per model. Not thread-safe."""
 
-    def __init__(self, llm: Any, cache_dir: Path | None, file_key: str, shipped: Path | None = None):
+    def __init__(self, llm: Any, cache_dir: Path | None, file_key: str, shipped: Path | None = None, lib: Any = None):
         self.llm = llm
+        self.lib = lib  # llama_cpp: texts are then evaluated by :meth:`_state`, else with ``llm.embed``
+        self._held: list[int] = []  # tokens whose KV state the context holds (texts share a beginning)
         self.path = None if cache_dir is None else cache_dir / f"vectors-{hashlib.sha256(file_key.encode()).hexdigest()[:32]}.npz"
         self.shipped = shipped  # vectors that come with Riverse (the built-in tools' texts, default model)
         self.kept: dict[str, Any] = {}
@@ -243,9 +305,12 @@ class _Vectors:
             key = self.key(text)
             vector = self.kept.get(key)
             if vector is None:
-                vector = np.asarray(self.llm.embed(text, truncate=True), dtype=np.float32)
-                if vector.ndim == 2:  # one vector per token (a chat model pools nothing): the last one
-                    vector = vector[-1].copy()
+                if self.lib is not None:
+                    vector = self._state(text)
+                else:
+                    vector = np.asarray(self.llm.embed(text, truncate=True), dtype=np.float32)
+                    if vector.ndim == 2:  # one vector per token (a chat model pools nothing): the last one
+                        vector = vector[-1].copy()
                 vector /= float(np.linalg.norm(vector)) or 1.0
                 if keep:
                     self.kept[key], added = vector, True
@@ -255,6 +320,33 @@ class _Vectors:
             self._save()
         width = self.llm.n_embd()
         return np.stack(rows) if rows else np.zeros((0, width), dtype=np.float32)
+
+    def _state(self, text: str) -> Any:
+        """The hidden state at the last token of ``text``. Only that token's output is asked for
+        (in embedding mode llama.cpp computes every output of a batch, logits included), and the
+        tokens this text shares with the previous one are not evaluated again."""
+        import numpy as np
+
+        lib, llm = self.lib, self.llm
+        tokens = llm.tokenize(text.encode("utf-8"), add_bos=True)[:EMBED_CTX] or [llm.token_eos()]
+        common = 0
+        while common < min(len(self._held), len(tokens) - 1) and self._held[common] == tokens[common]:
+            common += 1
+        memory = lib.llama_get_memory(llm.ctx)
+        lib.llama_memory_seq_rm(memory, -1, common, -1)
+        self._held = tokens[:common]
+        try:
+            lib.llama_set_embeddings(llm.ctx, False)
+            rest = tokens[common:-1]
+            if rest:
+                _decode(lib, llm, [(token, common + k, [0], False) for k, token in enumerate(rest)])
+            lib.llama_set_embeddings(llm.ctx, True)
+            (last,) = _decode(lib, llm, [(tokens[-1], len(tokens) - 1, [0], True)])
+            vector = np.ctypeslib.as_array(lib.llama_get_embeddings_ith(llm.ctx, last), shape=(llm.n_embd(),)).copy()
+        finally:
+            lib.llama_memory_seq_rm(memory, -1, len(tokens) - 1, -1)
+        self._held = tokens[:-1]
+        return vector.astype(np.float32)
 
     def _load(self) -> None:
         if self._loaded:
@@ -357,9 +449,13 @@ class LocalProvider:
         path = self.resolve_model_file()
         started = time.perf_counter()
         try:
+            # ``embedding=True`` is how llama-cpp-python makes a context with several sequences in one
+            # KV cache (the router evaluates a choice's branches side by side); logits stay on
             llm = lib.Llama(
-                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False
+                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                embedding=True, verbose=False,
             )
+            lib.llama_set_embeddings(llm.ctx, False)
         except (ValueError, RuntimeError) as exc:
             raise ProviderError(f"llama.cpp could not load {path}: {exc}. Is it a complete GGUF chat model?") from None
         self.load_seconds = time.perf_counter() - started
@@ -383,7 +479,7 @@ class LocalProvider:
                 raise ProviderError(f"llama.cpp could not open {self._path} for sentence vectors: {exc}") from None
             assert self._context is not None  # loaded above
             shipped = SHIPPED_VECTORS if self.model_path is None and SHIPPED_VECTORS.is_file() else None
-            self._vectors = _Vectors(llm, self.cache_dir, self._context.file_key, shipped)
+            self._vectors = _Vectors(llm, self.cache_dir, self._context.file_key, shipped, lib)
         return self._vectors
 
     # -------------------------------------------------------------------------------- tokens
@@ -437,7 +533,8 @@ class LocalProvider:
                 prefix = self.render(messages[:keep], open_reply=False)
                 if prefix == tokens[: len(prefix)]:
                     context.keep(prefix)
-            yield ReplyCursor(self, context, context.evaluate_to(tokens))
+            common = context._reuse(tokens, len(tokens) - 1)
+            yield ReplyCursor(self, context, None, tokens[common:])  # evaluated with what the reply does first
 
     def complete(
         self,
@@ -506,71 +603,99 @@ class ReplyCursor:
     Obtained from :meth:`LocalProvider.open_reply` and valid only inside its ``with`` block.
     """
 
-    def __init__(self, provider: LocalProvider, context: _Context, logits: Any):
+    def __init__(self, provider: LocalProvider, context: _Context, logits: Any, tokens: list[int] | None = None):
         self._provider = provider
         self._context = context
-        self._logits = logits
-        # Text appended but not evaluated yet: it is evaluated in one batch with what comes next
-        # (a forward pass costs about as much for one token as for twenty).
+        self._logits = logits  # after what is evaluated (None: not known yet, ``tokens`` are pending)
+        # Tokens and text appended but not evaluated yet: they are evaluated in one batch with what
+        # comes next (a forward pass costs about as much for one token as for several).
+        self._tokens = list(tokens or [])
         self._pending = ""
 
-    def mark(self) -> tuple[int, Any, str]:
+    def mark(self) -> tuple[int, Any, list[int], str]:
         """A point in the reply to :meth:`rewind` to."""
-        return self._context.llm.n_tokens, self._logits, self._pending
+        return self._context.llm.n_tokens, self._logits, list(self._tokens), self._pending
 
-    def rewind(self, mark: tuple[int, Any, str]) -> None:
+    def rewind(self, mark: tuple[int, Any, list[int], str]) -> None:
         """Forget what was written after ``mark``."""
-        count, self._logits, self._pending = mark
+        count, self._logits, tokens, self._pending = mark
+        self._tokens = list(tokens)
         self._context.truncate(count)
 
     def extend(self, text: str) -> None:
         """Append ``text`` to the reply (evaluated lazily, in one batch with what follows)."""
         self._pending += text
 
-    def _flush(self) -> None:
+    def _take_pending(self) -> list[int]:
+        tokens, self._tokens = self._tokens, []
         text, self._pending = self._pending, ""
-        tokens = self._provider.tokenize(text) if text else []
+        return tokens + (self._provider.tokenize(text) if text else [])
+
+    def _flush(self) -> None:
+        tokens = self._take_pending()
         if tokens:
             self._logits = self._context.feed(tokens)
 
     def option_logprobs(self, options: list[str]) -> dict[str, float]:
         """Log-probability of each option as the reply's continuation, normalised over the options.
 
-        The options are walked as a token trie: each branch point past the first costs one forward
-        pass, a token only one option can take costs nothing. End every option with a delimiter (a
-        closing quote) so that none is a prefix of another. The reply is left as it was.
+        The options are a token trie: the model's next-token distribution is needed only where it
+        branches, and every branch point is evaluated in one forward pass (with the pending text).
+        A token only one option can take costs nothing. End every option with a delimiter (a closing
+        quote) so that none is a prefix of another. The reply is left as it was (its pending text
+        evaluated).
         """
         import numpy as np
 
         context = self._context
-        head = self._provider.tokenize(self._pending) if self._pending else []  # evaluated with the first branch
-        sequences = {option: head + self._provider.tokenize(option) for option in dict.fromkeys(options)}
-        base = context.tokens
+        head = self._take_pending()
+        sequences = {option: self._provider.tokenize(option) for option in dict.fromkeys(options)}
         scores = {option: float("-inf") for option in sequences}
-        pending: list[tuple[list[int], list[str], float]] = [([], [o for o, s in sequences.items() if s], 0.0)]
-        while pending:
-            prefix, members, total = pending.pop()
+        # branch points: token paths (after the head) where the options part ways
+        points: list[tuple[int, ...]] = []
+        walk: list[tuple[tuple[int, ...], list[str]]] = [((), [o for o, s in sequences.items() if s])]
+        while walk:
+            prefix, members = walk.pop()
             branches: dict[int, list[str]] = {}
             for option in members:
-                sequence = sequences[option]
-                if len(sequence) > len(prefix):
-                    branches.setdefault(sequence[len(prefix)], []).append(option)
-                else:
-                    scores[option] = total
-            if len(branches) == 1:
-                (token, group), = branches.items()
-                pending.append((prefix + [token], group, total))
-                continue
-            if not branches:
-                continue
-            if prefix:
-                logits = context.evaluate_to(base + prefix)
-            else:
-                logits = self._logits
-            values = np.array([logits[token] for token in branches], dtype=np.float64)
-            for (token, group), value in zip(branches.items(), values - np.logaddexp.reduce(values)):
-                pending.append((prefix + [token], group, total + float(value)))
-        context.truncate(len(base))
+                if len(sequences[option]) > len(prefix):
+                    branches.setdefault(sequences[option][len(prefix)], []).append(option)
+            if len(branches) > 1:
+                points.append(prefix)
+            walk.extend(((*prefix, token), group) for token, group in branches.items())
+        if not points:
+            if head:
+                self._logits = context.feed(head)
+            for option, sequence in sequences.items():
+                scores[option] = 0.0 if sequence else scores[option]
+            return scores
+        first = min(points, key=len)  # every other branch point lies below it
+        base = context.llm.n_tokens
+        shared = head + list(first)
+        others = [p for p in points if p != first]
+        if shared:
+            logits, below = context.evaluate_paths(shared, [list(p[len(first):]) for p in others])
+        else:
+            logits = self._logits
+            below = context.evaluate_paths([], [list(p) for p in others])[1]
+        at = {first: logits, **dict(zip(others, below))}
+        for option, sequence in sequences.items():
+            total, prefix = 0.0, ()
+            for token in sequence:
+                if prefix in at:
+                    values = at[prefix]
+                    branch_tokens = sorted({s[len(prefix)] for s in sequences.values() if len(s) > len(prefix) and tuple(s[: len(prefix)]) == prefix})
+                    chosen = np.array([values[t] for t in branch_tokens], dtype=np.float64)
+                    total += float(values[token] - np.logaddexp.reduce(chosen))
+                prefix = (*prefix, token)
+            scores[option] = total
+        if not first:
+            self._logits = logits  # after the head
+        elif head:  # the options' common start is not part of the reply: keep the head, its last token pending
+            context.truncate(base + len(head) - 1)
+            self._tokens, self._logits = [head[-1]], None
+        else:
+            context.truncate(base)
         return scores
 
     def until(
