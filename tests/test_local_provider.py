@@ -210,6 +210,54 @@ def test_an_opening_begun_by_a_lone_space_that_leads_nowhere_is_written_whole_in
     assert cursor.until('"', opening=' "') == "1" and model.history == [0, 4, 2]
 
 
+
+class _TrieModel(_ScriptedModel):
+    """A scripted context that also evaluates branches (one call, recorded), and a provider that
+    tokenizes with its pieces, longest first."""
+
+    PIECES = [b"msg", b'{"tool":', b' "', b"file", b"_list", b"_read", b"weather", b'"', b"~"]
+
+    def __init__(self, table: dict[bytes, list[int]]):
+        super().__init__(table)
+        self.batches: list[tuple[list[int], list[list[int]]]] = []
+
+    def evaluate_paths(self, shared: list[int], paths: list[list[int]]) -> tuple[Any, list[Any]]:
+        self.batches.append((list(shared), [list(p) for p in paths]))
+        logits = self.feed(shared) if shared else None
+        held, after = len(self.history), []
+        for path in paths:
+            after.append(self.feed(path))
+            self.truncate(held)
+        return logits, after
+
+    def tokenize(self, text: str) -> list[int]:
+        data, tokens = text.encode(), []
+        while data:
+            token = max((i for i, piece in enumerate(self.PIECES) if data.startswith(piece)), key=lambda i: len(self.PIECES[i]))
+            tokens.append(token)
+            data = data[len(self.PIECES[token]):]
+        return tokens
+
+
+def test_every_branch_point_of_the_options_is_evaluated_in_one_batch_with_the_pending_message():
+    model = _TrieModel({b'msg{"tool": "': [3, 6], b'msg{"tool": "file': [5, 4]})  # file before weather; _read before _list
+    cursor = ReplyCursor(model, model, None, [0])  # type: ignore[arg-type]  # the message token is pending
+    cursor.extend('{"tool":')
+    scores = cursor.option_logprobs([' "file_list"', ' "file_read"', ' "weather"'])
+    # one forward pass: message, opening and the options' common start; the "file" branch beside it
+    assert model.batches == [([0, 1, 2], [[3]])]
+    assert sum(math.exp(v) for v in scores.values()) == pytest.approx(1.0)
+    assert max(scores, key=scores.get) == ' "file_read"'
+    # ranks -> logits 0, -1: P(file) = P(_read | file) = 1 / (1 + e^-1)
+    assert scores[' "file_read"'] == pytest.approx(2 * math.log(1 / (1 + math.exp(-1))))
+    assert scores[' "weather"'] == pytest.approx(math.log(1 / (1 + math.e)))
+    # the reply keeps the message and its opening (the last token pending again), not the options' start
+    assert model.history == [0]
+    cursor.extend(' "weather"')
+    cursor.until('"', max_tokens=1)
+    assert model.detokenize(model.history).startswith(b'msg{"tool": "weather"')
+
+
 # ------------------------------------------------------------------------------ the real model
 J1 = {
     "current_condition": [
@@ -404,3 +452,30 @@ def test_riverse_model_prepare_readies_the_tool_prompt_of_each_language(tmp_path
     assert as_json["prepared"]["en"] is None and as_json["prepared"]["zh"] >= 0 and as_json["prepared"]["ja"] >= 0
     remote = CliRunner().invoke(cli, ["-p", "ollama", "model", "--prepare"], env=env)
     assert remote.exit_code == 0 and "there is no embedded model to prepare" in remote.output
+
+
+@pytest.mark.model
+def test_branches_evaluated_side_by_side_score_as_one_at_a_time(model_file):
+    provider = LocalProvider(model_file, n_ctx=1024)
+    context = provider.context
+    assert context.parallel
+    shared = provider.render([{"role": "user", "content": "Read notes/todo.txt"}]) + provider.tokenize('{"tool": "')
+    paths = [provider.tokenize(name) for name in ("file", "web", "weather")]
+    together, below = context.evaluate_paths(shared, paths)
+    assert context.tokens == shared  # the shared part is kept, the paths are not
+    context.truncate(0)
+    context.parallel = False
+    alone, below_alone = context.evaluate_paths(shared, paths)
+    for a, b in zip([together, *below], [alone, *below_alone]):
+        assert int(a.argmax()) == int(b.argmax())
+        assert numpy.abs(a - b).max() < 0.5  # batched arithmetic differs slightly
+
+
+@pytest.mark.model
+def test_a_sentence_vector_is_the_same_after_another_text_with_the_same_opening(model_file):
+    provider = LocalProvider(model_file, n_ctx=1024)
+    cold = provider.embed(['This sentence : "Is it raining in Paris?" means in one word:"'])[0]
+    other = LocalProvider(model_file, n_ctx=1024)
+    other.embed(['This sentence : "What is 17 times 23?" means in one word:"'])  # shares the opening
+    warm = other.embed(['This sentence : "Is it raining in Paris?" means in one word:"'])[0]
+    assert float(cold @ warm) > 0.9999 and float(numpy.linalg.norm(warm)) == pytest.approx(1.0, abs=1e-5)
