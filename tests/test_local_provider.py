@@ -30,7 +30,7 @@ from agent.model_files import (
 )
 from agent.providers import create_provider
 from agent.providers.base import ProviderError
-from agent.providers.local import INSTALL_HINT, LocalProvider, ReplyCursor, _Vectors, import_llama_cpp
+from agent.providers.local import INSTALL_HINT, LocalProvider, ReplyCursor, _sequences_at_most, _Vectors, import_llama_cpp
 from tests.helpers.wttr import WttrStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -258,6 +258,23 @@ def test_every_branch_point_of_the_options_is_evaluated_in_one_batch_with_the_pe
     assert model.detokenize(model.history).startswith(b'msg{"tool": "weather"')
 
 
+
+def test_contexts_made_while_capped_ask_for_few_sequences_and_the_cap_is_lifted_after():
+    """llama-cpp-python asks for llama.cpp's maximum (256) in embedding mode; each costs a row of logits."""
+    from types import SimpleNamespace
+
+    api = SimpleNamespace(llama_max_parallel_sequences=lambda: 256)
+    lib = SimpleNamespace(llama=SimpleNamespace(llama_cpp=api))
+    with _sequences_at_most(lib, 16):
+        assert api.llama_max_parallel_sequences() == 16
+    assert api.llama_max_parallel_sequences() == 256
+    with pytest.raises(RuntimeError), _sequences_at_most(lib, 1):
+        raise RuntimeError("the model did not load")
+    assert api.llama_max_parallel_sequences() == 256
+    with _sequences_at_most(SimpleNamespace(), 1):  # another build of the bindings: nothing to cap
+        pass
+
+
 # ------------------------------------------------------------------------------ the real model
 J1 = {
     "current_condition": [
@@ -458,7 +475,8 @@ def test_riverse_model_prepare_readies_the_tool_prompt_of_each_language(tmp_path
 def test_branches_evaluated_side_by_side_score_as_one_at_a_time(model_file):
     provider = LocalProvider(model_file, n_ctx=1024)
     context = provider.context
-    assert context.parallel
+    assert context.parallel and context.lib.llama_n_seq_max(context.llm.ctx) == 16
+    assert context.lib.llama_n_seq_max(provider.vectors.llm.ctx) == 1
     shared = provider.render([{"role": "user", "content": "Read notes/todo.txt"}]) + provider.tokenize('{"tool": "')
     paths = [provider.tokenize(name) for name in ("file", "web", "weather")]
     together, below = context.evaluate_paths(shared, paths)

@@ -11,7 +11,9 @@ Two ways to use it:
   the model's own chat template, the answer is streamed, and ``json_schema`` becomes a grammar.
 - :meth:`LocalProvider.open_reply`, a :class:`ReplyCursor` on the assistant's reply, for the router
   (``agent.routing``): it scores options for what comes next and writes the reply greedily, so a
-  tool decision costs a few forward passes instead of a sampled JSON document.
+  tool decision costs a few forward passes instead of a sampled JSON document. The model's context
+  holds several sequences in one KV cache, so the branches of a choice (``file_list`` / ``file_read``
+  after ``file``) are evaluated side by side, in the same pass as the user's message.
 
 Prompt-prefix caching: consecutive prompts share the longest common prefix of the KV cache. A reply
 opened with ``keep=n`` also snapshots the KV state of its first ``n`` messages (the router's
@@ -44,6 +46,8 @@ MAX_SNAPSHOTS = 6
 COPY_CANDIDATES = 200
 #: the default model's vectors of the built-in tools' texts (made by ``bench/routing/shipped_vectors.py``)
 SHIPPED_VECTORS = Path(__file__).resolve().parent.parent / "data" / "default-model-vectors.npz"
+#: sequences of the model's context: the most branch points of a choice evaluated in one pass, less one
+BRANCH_SEQUENCES = 16
 #: context size of the embedding context (longer texts are cut to it)
 EMBED_CTX = 512
 #: vectors kept on disk per model (about 3.5 KB each with the default model)
@@ -89,11 +93,11 @@ class _Context:
     def prepare(self, tokens: list[int]) -> None:
         """Hold ``tokens[:-1]`` evaluated, reusing the longest cached prefix (context or snapshot)."""
         target = len(tokens) - 1
-        common = self._reuse(tokens, target)
+        common = self.reuse(tokens, target)
         if common < target:
             self.llm.eval(tokens[common:target])
 
-    def _reuse(self, tokens: list[int], target: int) -> int:
+    def reuse(self, tokens: list[int], target: int) -> int:
         """Keep (or restore from a snapshot) the longest prefix of ``tokens[:target]`` already
         evaluated, forget the rest; return its length."""
         done = self.tokens
@@ -110,7 +114,7 @@ class _Context:
     def evaluate_to(self, tokens: list[int]) -> Any:
         """Hold all of ``tokens`` evaluated (reusing the longest cached prefix, evaluating the rest in
         one batch) and return the logits of the token after them."""
-        common = self._reuse(tokens, len(tokens) - 1)
+        common = self.reuse(tokens, len(tokens) - 1)
         return self.feed(tokens[common:])
 
     def feed(self, tokens: list[int]) -> Any:
@@ -234,6 +238,23 @@ class _Context:
             pass  # a cache that cannot be written only costs time
         finally:
             scratch.unlink(missing_ok=True)
+
+
+@contextmanager
+def _sequences_at_most(lib: Any, count: int) -> Iterator[None]:
+    """Cap the sequences of the contexts made inside. In embedding mode llama-cpp-python asks for as
+    many as llama.cpp allows (256), and llama.cpp reserves a row of logits for each: about 150 MB with
+    a 152k-token vocabulary."""
+    module = getattr(getattr(lib, "llama", None), "llama_cpp", None)  # llama_cpp.llama's view of the C API
+    original = getattr(module, "llama_max_parallel_sequences", None)
+    if original is None:
+        yield
+        return
+    module.llama_max_parallel_sequences = lambda: min(count, original())
+    try:
+        yield
+    finally:
+        module.llama_max_parallel_sequences = original
 
 
 def _decode(lib: Any, llm: Any, entries: list[tuple[int, int, list[int], bool]]) -> list[int]:
@@ -451,10 +472,11 @@ class LocalProvider:
         try:
             # ``embedding=True`` is how llama-cpp-python makes a context with several sequences in one
             # KV cache (the router evaluates a choice's branches side by side); logits stay on
-            llm = lib.Llama(
-                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
-                embedding=True, verbose=False,
-            )
+            with _sequences_at_most(lib, BRANCH_SEQUENCES):
+                llm = lib.Llama(
+                    model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                    embedding=True, verbose=False,
+                )
             lib.llama_set_embeddings(llm.ctx, False)
         except (ValueError, RuntimeError) as exc:
             raise ProviderError(f"llama.cpp could not load {path}: {exc}. Is it a complete GGUF chat model?") from None
@@ -471,10 +493,11 @@ class LocalProvider:
         if self._vectors is None:
             lib = import_llama_cpp()
             try:
-                llm = lib.Llama(
-                    model_path=str(self._path), embedding=True, n_ctx=EMBED_CTX, n_batch=EMBED_CTX, n_ubatch=EMBED_CTX,
-                    n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False,
-                )
+                with _sequences_at_most(lib, 1):
+                    llm = lib.Llama(
+                        model_path=str(self._path), embedding=True, n_ctx=EMBED_CTX, n_batch=EMBED_CTX, n_ubatch=EMBED_CTX,
+                        n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False,
+                    )
             except (ValueError, RuntimeError) as exc:
                 raise ProviderError(f"llama.cpp could not open {self._path} for sentence vectors: {exc}") from None
             assert self._context is not None  # loaded above
@@ -533,7 +556,7 @@ class LocalProvider:
                 prefix = self.render(messages[:keep], open_reply=False)
                 if prefix == tokens[: len(prefix)]:
                     context.keep(prefix)
-            common = context._reuse(tokens, len(tokens) - 1)
+            common = context.reuse(tokens, len(tokens) - 1)
             yield ReplyCursor(self, context, None, tokens[common:])  # evaluated with what the reply does first
 
     def complete(
@@ -640,54 +663,44 @@ class ReplyCursor:
         """Log-probability of each option as the reply's continuation, normalised over the options.
 
         The options are a token trie: the model's next-token distribution is needed only where it
-        branches, and every branch point is evaluated in one forward pass (with the pending text).
-        A token only one option can take costs nothing. End every option with a delimiter (a closing
-        quote) so that none is a prefix of another. The reply is left as it was (its pending text
-        evaluated).
+        branches, and all branch points are evaluated in one forward pass, together with the text
+        still pending (the user's message, the reply's opening). A token only one option can take
+        costs nothing. End every option with a delimiter (a closing quote) so that none is a prefix
+        of another. The reply is left as it was.
         """
         import numpy as np
 
         context = self._context
         head = self._take_pending()
         sequences = {option: self._provider.tokenize(option) for option in dict.fromkeys(options)}
-        scores = {option: float("-inf") for option in sequences}
-        # branch points: token paths (after the head) where the options part ways
-        points: list[tuple[int, ...]] = []
-        walk: list[tuple[tuple[int, ...], list[str]]] = [((), [o for o, s in sequences.items() if s])]
+        # branch points: token path (after the head) -> the tokens the options go on with there
+        points: dict[tuple[int, ...], list[int]] = {}
+        walk: list[tuple[tuple[int, ...], list[list[int]]]] = [((), [s for s in sequences.values() if s])]
         while walk:
             prefix, members = walk.pop()
-            branches: dict[int, list[str]] = {}
-            for option in members:
-                if len(sequences[option]) > len(prefix):
-                    branches.setdefault(sequences[option][len(prefix)], []).append(option)
+            branches: dict[int, list[list[int]]] = {}
+            for sequence in members:
+                if len(sequence) > len(prefix):
+                    branches.setdefault(sequence[len(prefix)], []).append(sequence)
             if len(branches) > 1:
-                points.append(prefix)
+                points[prefix] = list(branches)
             walk.extend(((*prefix, token), group) for token, group in branches.items())
-        if not points:
-            if head:
-                self._logits = context.feed(head)
-            for option, sequence in sequences.items():
-                scores[option] = 0.0 if sequence else scores[option]
-            return scores
-        first = min(points, key=len)  # every other branch point lies below it
         base = context.llm.n_tokens
+        first = min(points, key=len, default=())  # every other branch point lies below it
+        others = [point for point in points if point != first]
         shared = head + list(first)
-        others = [p for p in points if p != first]
         if shared:
-            logits, below = context.evaluate_paths(shared, [list(p[len(first):]) for p in others])
+            logits, below = context.evaluate_paths(shared, [list(point[len(first):]) for point in others])
         else:
-            logits = self._logits
-            below = context.evaluate_paths([], [list(p) for p in others])[1]
+            logits, below = self._logits, context.evaluate_paths([], [list(point) for point in others])[1]
         at = {first: logits, **dict(zip(others, below))}
+        scores = {}
         for option, sequence in sequences.items():
-            total, prefix = 0.0, ()
-            for token in sequence:
-                if prefix in at:
-                    values = at[prefix]
-                    branch_tokens = sorted({s[len(prefix)] for s in sequences.values() if len(s) > len(prefix) and tuple(s[: len(prefix)]) == prefix})
-                    chosen = np.array([values[t] for t in branch_tokens], dtype=np.float64)
-                    total += float(values[token] - np.logaddexp.reduce(chosen))
-                prefix = (*prefix, token)
+            total = 0.0 if sequence else float("-inf")
+            for i, token in enumerate(sequence):
+                if tuple(sequence[:i]) in points:
+                    values = at[tuple(sequence[:i])]
+                    total += float(values[token] - np.logaddexp.reduce(np.array([values[t] for t in points[tuple(sequence[:i])]], dtype=np.float64)))
             scores[option] = total
         if not first:
             self._logits = logits  # after the head
