@@ -56,8 +56,8 @@ _TABLE: list[tuple[str, str, Fraction, Fraction, tuple[str, ...]]] = [
     ("mL", "volume", Fraction(1, 1000), Fraction(0), ("milliliter", "millilitre", "cc", "毫升", "ミリリットル")),
     ("L", "volume", Fraction(1), Fraction(0), ("liter", "litre", "升", "公升", "リットル")),
     ("m3", "volume", Fraction(1000), Fraction(0), ("cubic meter", "cubic metre", "立方米", "立方メートル")),
-    ("tsp", "volume", _FL_OZ / 6, Fraction(0), ("teaspoon", "茶匙", "ティースプーン")),
-    ("tbsp", "volume", _FL_OZ / 2, Fraction(0), ("tablespoon", "汤匙", "湯匙", "テーブルスプーン")),
+    ("tsp", "volume", _FL_OZ / 6, Fraction(0), ("teaspoon", "茶匙", "ティースプーン", "小さじ")),
+    ("tbsp", "volume", _FL_OZ / 2, Fraction(0), ("tablespoon", "汤匙", "湯匙", "テーブルスプーン", "大さじ")),
     ("fl oz", "volume", _FL_OZ, Fraction(0), ("floz", "fluid ounce", "液量盎司", "液量オンス")),
     ("cup", "volume", _FL_OZ * 8, Fraction(0), ("US cup", "杯", "美制杯", "米カップ")),
     ("pint", "volume", _FL_OZ * 16, Fraction(0), ("pt", "品脱", "パイント")),
@@ -71,8 +71,11 @@ _TABLE: list[tuple[str, str, Fraction, Fraction, tuple[str, ...]]] = [
     ("bit", "data", Fraction(1, 8), Fraction(0), ("b", "比特", "ビット")),
     ("B", "data", Fraction(1), Fraction(0), ("byte", "字节", "位元组", "バイト")),
     *[
-        (f"{prefix}B", "data", Fraction(1000) ** power, Fraction(0), (f"{word}byte", f"{prefix}字节", f"{prefix}バイト"))
-        for power, (prefix, word) in enumerate([("K", "kilo"), ("M", "mega"), ("G", "giga"), ("T", "tera")], start=1)
+        (f"{prefix}B", "data", Fraction(1000) ** power, Fraction(0), (f"{word}byte", f"{prefix}字节", f"{prefix}バイト", *names))
+        for power, (prefix, word, names) in enumerate([
+            ("K", "kilo", ("千字节", "キロバイト")), ("M", "mega", ("兆字节", "メガバイト", "メガ")),
+            ("G", "giga", ("吉字节", "ギガバイト", "ギガ")), ("T", "tera", ("太字节", "テラバイト", "テラ")),
+        ], start=1)
     ],
     *[
         (f"{prefix}iB", "data", Fraction(1024) ** power, Fraction(0), (f"{word}byte",))
