@@ -72,10 +72,10 @@ class RouterOptions:
 
     few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
-    none_bias: float = 2.5  # added to the log-probability of "no tool"
+    none_bias: float = 0.5  # added to the log-probability of "no tool"
     lexical_weight: float = 0.0  # times the lexical similarity (0..1), added to each tool's score
     none_lexical_weight: float = 0.0  # the same for "no tool", from built-in messages that need none
-    vector_weight: float = 60.0  # times the best cosine similarity of the message's and an example's vectors
+    vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
     copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
     copy_numbers: bool = True  # a required number, when the message has digits: copied from the message
