@@ -51,6 +51,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -201,6 +202,8 @@ _NO_TOOL_LOOKUP = [
     "友達と喧嘩しちゃった。どうやって仲直りすればいい？",
     "一人旅がテーマのブログのタイトル案をいくつか考えて",
 ]
+
+_NO_TOOL_ALL = [*_NO_TOOL_SHOTS, *_NO_TOOL_LOOKUP]
 
 _ANSWER = {
     "en": "Answer in English.",
@@ -354,11 +357,14 @@ class DecisionPrompt:
             for message, tool in _shots(manifests, self.none, options.shots_per_tool):
                 self.prefix.append({"role": "user", "content": message})
                 self.prefix.append({"role": "assistant", "content": json.dumps({"tool": tool}, ensure_ascii=False)})
-        no_tool = [*_NO_TOOL_SHOTS, *_NO_TOOL_LOOKUP]
-        self.index = ToolIndex(manifests, {self.none: no_tool})
-        self.vectors = ExampleVectors({**{m.name: _examples(m) or [m.description] for m in manifests}, self.none: no_tool})
+        self.vectors = ExampleVectors({**{m.name: _examples(m) or [m.description] for m in manifests}, self.none: _NO_TOOL_ALL})
         # tools that take a link: a message with one is evidence for them
         self.link_tools = {m.name for m in manifests if any(_is_link(m, key) for key in m.required)}
+
+    @cached_property
+    def index(self) -> ToolIndex:
+        """Lexical retrieval over the same texts (built when a lexical weight is set)."""
+        return ToolIndex(list(self.manifests.values()), {self.none: _NO_TOOL_ALL})
 
     def messages(self, text: str) -> list[dict[str, str]]:
         return [*self.prefix, {"role": "user", "content": text}]
@@ -571,8 +577,9 @@ class Router:
             }
             chosen = max(scores, key=lambda name: scores[name])
             model = {name: logprobs[label] for label, name in labels.items()}
+            no_tool = Decision(None, scores=scores, logprobs=model, similarity=similarity, vectors=vectors)
             if chosen == prompt.none:
-                return Decision(None, scores=scores, logprobs=model, similarity=similarity, vectors=vectors)
+                return no_tool
             manifest = prompt.manifests[chosen]
             cursor.extend(f'{_opening(quote)}{chosen}", "params": {{')
             params: dict[str, Any] = {}
@@ -588,7 +595,7 @@ class Router:
                 if value:
                     params[key] = value
                 elif key in manifest.required:  # nothing in the message for it: the tool cannot be what was meant
-                    return Decision(None, scores=scores, logprobs=model, similarity=similarity, vectors=vectors)
+                    return no_tool
         return Decision(chosen, params, scores, model, similarity, vectors=vectors)
 
     def _value(self, cursor: Any, manifest: ToolManifest, key: str, text: str) -> str:

@@ -77,9 +77,8 @@ class _Context:
         self.snapshots: list[tuple[list[int], bytes]] = []
         self.vocab = lib.llama_model_get_vocab(llm.model)
         # several sequences in one KV cache: the branches of a choice are then evaluated in one batch
-        self.parallel = (
-            lib.llama_n_seq_max(llm.ctx) > 1 and not getattr(llm, "_is_recurrent", False) and not getattr(llm, "_is_hybrid", False)
-        )
+        self.sequences = lib.llama_n_seq_max(llm.ctx)
+        self.parallel = self.sequences > 1 and not getattr(llm, "_is_recurrent", False) and not getattr(llm, "_is_hybrid", False)
 
     @property
     def tokens(self) -> list[int]:
@@ -100,10 +99,7 @@ class _Context:
     def reuse(self, tokens: list[int], target: int) -> int:
         """Keep (or restore from a snapshot) the longest prefix of ``tokens[:target]`` already
         evaluated, forget the rest; return its length."""
-        done = self.tokens
-        common = 0
-        while common < min(len(done), target) and done[common] == tokens[common]:
-            common += 1
+        common = _shared(self.tokens, tokens, target)
         better = [s for s in self.snapshots if common < len(s[0]) <= target and tokens[: len(s[0])] == s[0]]
         if better:
             self.restore(max(better, key=lambda s: len(s[0])))
@@ -132,7 +128,7 @@ class _Context:
         sequence of its own that shares the held tokens and ``shared``."""
         paths = [list(path) for path in paths]
         count = len(shared) + sum(len(path) for path in paths)
-        if not self.parallel or len(paths) + 1 > self.lib.llama_n_seq_max(self.llm.ctx) or not all(paths) or count > self.llm.n_batch:
+        if not self.parallel or len(paths) + 1 > self.sequences or not all(paths) or count > self.llm.n_batch:
             logits = self.feed(shared) if shared else None
             held, after = self.llm.n_tokens, []
             for path in paths:
@@ -238,6 +234,14 @@ class _Context:
             pass  # a cache that cannot be written only costs time
         finally:
             scratch.unlink(missing_ok=True)
+
+
+def _shared(held: list[int], tokens: list[int], limit: int) -> int:
+    """How many of the first ``limit`` tokens ``held`` and ``tokens`` have in common."""
+    common = 0
+    while common < min(len(held), limit) and held[common] == tokens[common]:
+        common += 1
+    return common
 
 
 @contextmanager
@@ -350,9 +354,7 @@ class _Vectors:
 
         lib, llm = self.lib, self.llm
         tokens = llm.tokenize(text.encode("utf-8"), add_bos=True)[:EMBED_CTX] or [llm.token_eos()]
-        common = 0
-        while common < min(len(self._held), len(tokens) - 1) and self._held[common] == tokens[common]:
-            common += 1
+        common = _shared(self._held, tokens, len(tokens) - 1)
         memory = lib.llama_get_memory(llm.ctx)
         lib.llama_memory_seq_rm(memory, -1, common, -1)
         self._held = tokens[:common]
@@ -698,9 +700,10 @@ class ReplyCursor:
         for option, sequence in sequences.items():
             total = 0.0 if sequence else float("-inf")
             for i, token in enumerate(sequence):
-                if tuple(sequence[:i]) in points:
-                    values = at[tuple(sequence[:i])]
-                    total += float(values[token] - np.logaddexp.reduce(np.array([values[t] for t in points[tuple(sequence[:i])]], dtype=np.float64)))
+                point = tuple(sequence[:i])
+                if point in points:
+                    values = np.array([at[point][t] for t in points[point]], dtype=np.float64)
+                    total += float(at[point][token] - np.logaddexp.reduce(values))
             scores[option] = total
         if not first:
             self._logits = logits  # after the head
