@@ -13,9 +13,9 @@ from typing import Any, Mapping
 from agent.config import Settings, load_settings
 from agent.loop import Agent
 from agent.providers import create_provider
-from agent.providers.base import Provider
-from agent.runtime import Approver
-from agent.storage import Store
+from agent.providers.base import Provider, prefix_cache
+from agent.toolkit.runtime import Approver
+from agent.storage import Store, open_store
 from agent.tools import ToolRegistry
 
 
@@ -40,7 +40,7 @@ class App:
 
     @cached_property
     def store(self) -> Store:
-        return Store(self.settings.db_path)
+        return open_store(self.settings.db_path)
 
     @cached_property
     def provider(self) -> Provider:
@@ -53,7 +53,7 @@ class App:
     def model_label(self) -> str:
         llm = self.settings.llm
         if self._injected is not None:  # a provider handed in by code (tests, embedding) names itself
-            return str(getattr(self._injected, "name", type(self._injected).__name__))
+            return self._injected.name
         if llm.provider == "local":
             return f"local ({llm.model_path or 'Qwen2.5-Coder-0.5B-Instruct Q4_K_M'})"
         return f"{llm.provider}" + (f" · {llm.model}" if llm.model else "")
@@ -63,14 +63,15 @@ class App:
 
     def can_prepare(self, agent: Agent) -> bool:
         """Whether the agent's protocol keeps a prepared prompt in its provider (the embedded model's router)."""
-        return hasattr(agent.protocol, "prepare") and hasattr(agent.provider, "prepare_prefix")
+        return agent.protocol.prepares_prompts and prefix_cache(agent.provider) is not None
 
     def prepare(self, agent: Agent, languages: list[str]) -> dict[str, float | None]:
         """Load the model and prepare the tool prompt of each language now rather than at the first
         message. Per language: the seconds it took, or None when it was already prepared."""
-        if not self.can_prepare(agent):
+        cache = prefix_cache(agent.provider)
+        if cache is None or not agent.protocol.prepares_prompts:
             return {}
-        agent.provider.load()  # type: ignore[attr-defined]  # assembles the default model on first use
+        cache.load()  # assembles the default model on first use
         out: dict[str, float | None] = {}
         for language in languages:
             started = time.perf_counter()

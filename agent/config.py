@@ -36,6 +36,21 @@ ENV_OVERRIDES: dict[str, str] = {
 }
 
 
+def tool_sections(tools: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``tools:`` mapping with its short forms written out: ``name:`` (empty) is ``{}``, and
+    ``name: true`` / ``name: false`` is ``{enabled: true}`` / ``{enabled: false}``. Any other section
+    is returned as it is (settings validation refuses it)."""
+    out: dict[str, Any] = {}
+    for name, section in tools.items():
+        if section is None:
+            out[name] = {}
+        elif isinstance(section, bool):
+            out[name] = {"enabled": section}
+        else:
+            out[name] = section
+    return out
+
+
 class SettingsError(RiverseError):
     """A settings value is wrong. The message names the key, the file and what to do."""
 
@@ -128,12 +143,9 @@ class Settings(_Section):
         if value is None:
             return {}
         if isinstance(value, dict):
+            value = tool_sections(value)
             for name, section in value.items():
-                if section is None:
-                    value[name] = {}
-                elif isinstance(section, bool):  # "shell_exec: true" is short for "enabled: true"
-                    value[name] = {"enabled": section}
-                elif not isinstance(section, dict):
+                if not isinstance(section, dict):
                     raise ValueError(f"tools.{name} must be a mapping such as {{enabled: true}}, got {section!r}")
         return value
 
@@ -154,7 +166,7 @@ class Settings(_Section):
     def tool_folders(self) -> list[Path]:
         return [Path(d).expanduser() for d in self.tool_dirs]
 
-    def tool_config(self) -> dict[str, Any]:
+    def config_for_tools(self) -> dict[str, Any]:
         """The dict handed to tools: the spec's shape (``language``, ``tools``) plus shared, non-secret keys.
 
         The registry narrows ``tools`` to each tool's own section.
@@ -201,6 +213,19 @@ def _format_validation_error(exc: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
+def read_yaml(path: Path, error: type[RiverseError], what: str) -> Any:
+    """The content of the YAML file ``path``; ``error`` names the file (and line) when it cannot be
+    read or parsed. ``what`` says what the file is, for the message."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise error(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror}") from None
+
+
 def resolve_home(flag: str | os.PathLike | None = None, env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     raw = flag or env.get("RIVERSE_HOME") or "~/.riverse"
@@ -223,14 +248,7 @@ def load_settings(
     source = "defaults"
     if path.exists():
         source = str(path)
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"{path}:{mark.line + 1}" if mark else str(path)
-            raise SettingsError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax") from None
-        except OSError as exc:
-            raise SettingsError(f"cannot read settings file {path}: {exc.strerror}") from None
+        loaded = read_yaml(path, SettingsError, "settings file")
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

@@ -1,6 +1,39 @@
-"""User-facing messages of the command line and the server, in English, Chinese and Japanese."""
+"""Riverse's languages: the one lookup for text in English, Chinese and Japanese, the one guess of a
+message's language, and the messages of the command line and the server.
+
+Every user-facing text is a table ``{"en": ..., "zh": ..., "ja": ...}`` of ``str.format`` templates,
+read with :func:`pick`; English stands in for a missing language.
+"""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+#: the languages Riverse speaks, in the order its texts give them
+LANGUAGES = ("en", "zh", "ja")
+
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def pick(table: Mapping[str, str], language: str | None, **values: object) -> str:
+    """The text of ``table`` in ``language`` (English when missing), filled with ``values``."""
+    template = table.get(language or "en") or table["en"]
+    return template.format(**values) if values else template
+
+
+def detect_language(text: str, default: str = "en") -> str:
+    """The language of a message among en/zh/ja, from its script: kana means Japanese, other CJK
+    ideographs Chinese, Latin letters English; ``default`` when there are no letters at all."""
+    if _KANA.search(text):
+        return "ja"
+    if _HAN.search(text):
+        return "zh"
+    if _LATIN.search(text):
+        return "en"
+    return default
 
 MESSAGES: dict[str, dict[str, str]] = {
     "chat.welcome": {
@@ -208,7 +241,5 @@ MESSAGES: dict[str, dict[str, str]] = {
 
 
 def t(key: str, language: str = "en", **values: object) -> str:
-    """The message ``key`` in ``language`` (English when missing), filled with ``values``."""
-    table = MESSAGES[key]
-    text = table.get(language) or table["en"]
-    return text.format(**values) if values else text
+    """The message ``key`` of :data:`MESSAGES` in ``language`` (English when missing), filled with ``values``."""
+    return pick(MESSAGES[key], language, **values)

@@ -12,7 +12,8 @@ import pytest
 import requests
 
 from agent.tools import ToolRegistry
-from agent.tools._validate import guess_language, manifest_problems
+from agent.i18n import detect_language
+from agent.toolkit.validate import manifest_problems
 from agent.tools.calculator import CalculatorTool
 from agent.tools.current_time import CurrentTimeTool
 from agent.tools.unit_convert import UnitConvertTool
@@ -34,7 +35,7 @@ def test_manifest_is_valid_and_in_the_configured_language(name, language):
     assert 2 <= len(manifest.examples) <= 3
     texts = [manifest.description, *manifest.examples, *manifest.parameters.values()]
     assert all(text.strip() for text in texts)
-    assert {guess_language(text) for text in texts} == {language}
+    assert {detect_language(text, default="") for text in texts} == {language}
     assert manifest.risk == ("network" if name == "weather" else "read")
     assert set(manifest.required) <= set(manifest.parameters)
 
@@ -50,7 +51,9 @@ def test_disabled_tool_is_not_registered():
     registry = ToolRegistry({"tools": {"calculator": {"enabled": False}}}, builtin=True, packages=False)
     assert "calculator" not in registry
     assert {"weather", "current_time", "unit_convert"} <= set(registry.names())
-    assert not CalculatorTool({"tools": {"calculator": {"enabled": False}}}).is_available()
+    # the registry applies the switch for every tool: the built-in tools need no check of their own
+    (entry,) = [e for e in registry.entries(include_unavailable=True) if e.name == "calculator"]
+    assert not entry.available and entry.reason == "disabled in settings (tools.calculator.enabled: false)"
     assert CalculatorTool({}).is_available()
 
 
@@ -126,7 +129,7 @@ def test_weather_errors_are_clean_and_localized(wttr, language, city, fragment):
     result = _weather(wttr, language).execute({"city": city})
     assert not result.success and result.data == ""
     assert fragment[language] in result.error
-    assert guess_language(result.error) == language
+    assert detect_language(result.error, default="") == language
 
 
 def test_weather_reports_an_unreachable_service():

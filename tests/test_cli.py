@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from agent.cli import cli
-from agent.storage import Store
+from agent.storage import open_store
 
 EXAMPLES = Path(__file__).parent / "spec_examples" / "zh"
 
@@ -36,7 +36,7 @@ def test_chat_shows_tool_calls_streams_answers_and_keeps_history(riverse_home):
     assert "The tool answered 处理结果: abc" in out
     assert "my_tool · 供 LLM" in out  # /tools
     assert "Started a new conversation" in out
-    store = Store(riverse_home / "riverse.db")
+    store = open_store(riverse_home / "riverse.db")
     conversations = store.conversations()
     assert len(conversations) == 2
     first = conversations[-1]["id"]
@@ -60,7 +60,7 @@ def test_chat_continue_resumes_the_last_conversation(riverse_home):
     (riverse_home / "script.yaml").write_text("- two\n", encoding="utf-8")
     result = runner.invoke(cli, ["chat", "--continue"], input="second\n")
     assert "Continuing conversation" in result.output
-    store = Store(riverse_home / "riverse.db")
+    store = open_store(riverse_home / "riverse.db")
     [conversation] = store.conversations()
     assert [m.content for m in store.messages(conversation["id"])] == ["first", "one", "second", "two"]
 

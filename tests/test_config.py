@@ -70,9 +70,9 @@ def test_env_var_overrides_are_validated_too(monkeypatch):
         load_settings()
 
 
-def test_tool_config_keeps_the_spec_shape(riverse_home):
+def test_config_for_tools_keeps_the_spec_shape(riverse_home):
     (riverse_home / "settings.yaml").write_text("language: ja\ntools:\n  my_tool:\n    enabled: false\n", encoding="utf-8")
-    config = load_settings().tool_config()
+    config = load_settings().config_for_tools()
     assert config["language"] == "ja"
     assert config.get("tools", {}).get("my_tool", {}).get("enabled", True) is False
     assert "api_key" not in str(config)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools._paths import Roots
+from agent.toolkit.paths import Roots
 from agent.tools.file_list import FileListTool
 from agent.tools.file_read import FileReadTool
 from agent.tools.grep import GrepTool

@@ -23,14 +23,14 @@ from click.testing import CliRunner
 
 from agent.cli import cli
 from agent.config import load_settings
-from agent.model_files import (
+from agent.providers.llama.model_files import (
     DEFAULT_MODEL_FILENAME,
     ModelFileError,
     ensure_default_model,
 )
 from agent.providers import create_provider
 from agent.providers.base import ProviderError
-from agent.providers.local import INSTALL_HINT, LocalProvider, ReplyCursor, _sequences_at_most, _Vectors, import_llama_cpp
+from agent.providers.llama import INSTALL_HINT, LocalProvider, ReplyCursor, _sequences_at_most, _Vectors, import_llama_cpp
 from tests.helpers.wttr import WttrStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_importing_the_provider_or_listing_tools_does_not_import_llama_cpp(tmp_path):
     script = (
         "import sys\n"
-        "import agent.providers.local\n"
+        "import agent.providers.llama\n"
         "from click.testing import CliRunner\n"
         "from agent.cli import cli\n"
         "result = CliRunner().invoke(cli, ['tools', 'list'])\n"
@@ -64,7 +64,7 @@ def test_settings_make_a_local_provider_by_default(riverse_home):
     (riverse_home / "settings.yaml").write_text(yaml.safe_dump({"llm": {"n_ctx": 2048, "n_threads": 3}}), encoding="utf-8")
     provider = create_provider(load_settings())
     assert isinstance(provider, LocalProvider)
-    assert provider.preferred_protocol == "router" and provider.concurrency == 1
+    assert provider.capabilities.preferred_protocol == "router" and provider.capabilities.concurrency == 1
     assert provider.n_ctx == 2048 and provider.n_threads == 3
     assert provider.models_dir == riverse_home / "models" and provider.cache_dir == riverse_home / "cache"
     assert provider._context is None  # nothing loaded yet
@@ -386,7 +386,7 @@ def test_a_restored_prefix_gives_the_same_scores_as_a_cold_one(model_file, tmp_p
 
 @pytest.mark.model
 def test_sentence_vectors_put_requests_for_the_same_tool_closer_together(model_file, tmp_path):
-    from agent.routing import ExampleVectors
+    from agent.router import ExampleVectors
 
     provider = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)
     index = ExampleVectors({"weather": ["What's the weather like in Tokyo?", "东京今天天气怎么样？"],
@@ -404,8 +404,8 @@ def test_sentence_vectors_put_requests_for_the_same_tool_closer_together(model_f
 
 @pytest.mark.model
 def test_the_shipped_vectors_are_the_default_models_own(model_file, tmp_path):
-    from agent.providers.local import SHIPPED_VECTORS, read_vectors
-    from agent.routing import _NO_TOOL_SHOTS, _VECTOR_TEMPLATE
+    from agent.providers.llama import SHIPPED_VECTORS, read_vectors
+    from agent.router import _NO_TOOL_SHOTS, _VECTOR_TEMPLATE
 
     shipped = read_vectors(SHIPPED_VECTORS, 896)
     provider = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)  # by its path: computes them

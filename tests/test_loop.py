@@ -9,8 +9,8 @@ import pytest
 from agent.loop import Agent, Event
 from agent.providers.base import ToolsUnsupportedError
 from agent.providers.fake import ScriptedProvider, ToolCall
-from agent.runtime import ToolRunner
-from agent.storage import Store
+from agent.toolkit.runtime import ToolRunner
+from agent.storage import open_store
 from agent.tools import BaseTool, ToolManifest, ToolResult
 
 RELEASE = threading.Event()
@@ -62,7 +62,7 @@ class FakeRegistry:
     """A registry-shaped object over tool instances (the runner and loop need only this)."""
 
     def __init__(self, *tools):
-        from agent.tools._registry import ToolEntry
+        from agent.toolkit.registry import ToolEntry
 
         self._entries = {
             t.manifest().name: ToolEntry(t.manifest().name, t, t.manifest(), "<test>", type(t).__name__, None, "test", 0)
@@ -88,7 +88,7 @@ def release_hanging_tools():
 
 def make_agent(provider, *tools, protocol="auto", max_steps=4, store=None):
     registry = FakeRegistry(*(tools or (Echo(),)))
-    return Agent(provider, registry, runner=ToolRunner(registry, timeout=5), store=store or Store(":memory:"),
+    return Agent(provider, registry, runner=ToolRunner(registry, timeout=5), store=store or open_store(":memory:"),
                  tool_protocol=protocol, max_steps=max_steps)
 
 
@@ -119,7 +119,7 @@ def test_tool_call_then_answer_and_result_injected():
 )
 def test_faults_become_failed_results_the_model_sees(tool, call, expected):
     provider = ScriptedProvider([call, "Sorry, that did not work."])
-    store = Store(":memory:")
+    store = open_store(":memory:")
     result = make_agent(provider, tool, store=store).ask("do it")
     assert result.answer == "Sorry, that did not work."
     [outcome] = result.tool_calls
@@ -201,7 +201,7 @@ def test_auto_falls_back_to_json_when_native_tools_are_rejected():
 
 
 def test_history_is_kept_per_conversation():
-    store = Store(":memory:")
+    store = open_store(":memory:")
     provider = ScriptedProvider(["first answer", "second answer", "other"])
     agent = make_agent(provider, store=store)
     one = agent.ask("first question")

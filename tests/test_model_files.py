@@ -1,4 +1,4 @@
-"""Tests for agent.model_files: assembling, verifying and reusing the embedded model file.
+"""Tests for agent.providers.llama.model_files: assembling, verifying and reusing the embedded model file.
 
 All tests but the one marked ``model`` use a few KB of generated chunks with their real sha256.
 """
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from agent import model_files
-from agent.model_files import (
+from agent.providers.llama import model_files
+from agent.providers.llama.model_files import (
     CHUNK_PACKAGES,
     DEFAULT_MODEL_FILENAME,
     DEFAULT_MODEL_SHA256,

@@ -8,11 +8,11 @@ import pytest
 
 from agent.config import load_settings
 from agent.loop import Agent
-from agent.migrations import migrate
-from agent.notes import NoteStore, keywords
+from agent.storage.migrations import migrate
+from agent.storage.notes import NoteStore, keywords
 from agent.providers.fake import ScriptedProvider, ToolCall
-from agent.runtime import ApprovalGate, ToolRunner
-from agent.storage import Store
+from agent.toolkit.runtime import ApprovalGate, ToolRunner
+from agent.storage import open_store
 from agent.tools import ToolRegistry
 from agent.tools.notes import NotesTool
 
@@ -112,15 +112,15 @@ def test_notes_need_the_riverse_home():
 
 def test_notes_are_kept_in_the_riverse_database(riverse_home):
     notes_tool(riverse_home).execute({"action": "add", "text": "bike lock code 4711"})
-    store = Store(riverse_home / "riverse.db")
+    store = open_store(riverse_home / "riverse.db")
     assert [n.text for n in NoteStore(store).latest(5)] == ["bike lock code 4711"]
 
 
 def test_write_risk_but_no_approval_prompt_by_default(riverse_home):
     settings = load_settings()
-    assert NotesTool(settings.tool_config()).manifest().risk == "write"
+    assert NotesTool(settings.config_for_tools()).manifest().risk == "write"
     gate = ApprovalGate.from_settings(settings.approval)  # nobody to ask
-    assert gate.check(NotesTool(settings.tool_config()).manifest(), {})[0] is True
+    assert gate.check(NotesTool(settings.config_for_tools()).manifest(), {})[0] is True
     # Setting another tool's policy keeps this default; setting notes' own policy changes it.
     other = load_settings(overrides={"approval.tools": {"shell_exec": "once"}})
     assert other.approval.tools == {"notes": "never", "shell_exec": "once"}
@@ -134,8 +134,8 @@ def test_the_agent_remembers_across_sessions(riverse_home):
     settings = load_settings()
 
     def agent(provider: ScriptedProvider) -> Agent:
-        registry = ToolRegistry(settings.tool_config(), packages=False)
-        store = Store(settings.db_path)
+        registry = ToolRegistry(settings.config_for_tools(), packages=False)
+        store = open_store(settings.db_path)
         return Agent(provider, registry, runner=ToolRunner.from_settings(registry, settings), store=store)
 
     first = ScriptedProvider([ToolCall("notes", {"action": "add", "text": "My passport expires in May"}), "Noted."])
@@ -147,7 +147,7 @@ def test_the_agent_remembers_across_sessions(riverse_home):
     assert answer.answer == "In May."
     tool_message = second.requests[1]["messages"][-1]
     assert tool_message["role"] == "tool" and "My passport expires in May" in tool_message["content"]
-    logged = Store(settings.db_path).tool_calls(tool="notes")
+    logged = open_store(settings.db_path).tool_calls(tool="notes")
     assert [c["params"]["action"] for c in logged] == ["search", "add"]  # newest first; "Search" was normalised
 
 

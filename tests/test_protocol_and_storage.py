@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from agent.migrations import MIGRATIONS, migrate
-from agent.protocol import parse_reply
-from agent.storage import Store
+from agent.storage.migrations import MIGRATIONS, migrate
+from agent.loop.replies import parse_reply
+from agent.storage import open_store
 
 
 @pytest.mark.parametrize(
@@ -60,7 +60,7 @@ def test_migrations_run_once_in_order_on_an_in_memory_database():
 
 
 def test_store_round_trip_and_delete_cascades(tmp_path):
-    store = Store(tmp_path / "r.db")
+    store = open_store(tmp_path / "r.db")
     cid = store.new_conversation()
     store.add_message(cid, "user", "hello there, this is a long first message used as the title")
     store.add_message(cid, "assistant", "hi")

@@ -31,13 +31,13 @@ from hypothesis import strategies as st
 
 from agent.config import ApprovalSettings
 from agent.loop import Agent
-from agent.protocol import ARG_KEYS, NAME_KEYS, parse_reply
+from agent.loop.replies import ARG_KEYS, NAME_KEYS, parse_reply
 from agent.providers.fake import ScriptedProvider, ToolCall
-from agent.runtime import ApprovalGate, ToolOutcome, ToolRunner
-from agent.storage import Store
+from agent.toolkit.runtime import ApprovalGate, ToolOutcome, ToolRunner
+from agent.storage import open_store
 from agent.tools import BaseTool, ToolManifest, ToolRegistry, ToolResult, web_fetch
-from agent.tools._registry import ToolEntry
-from agent.tools._schema import RISK_LEVELS, TYPE_ALIASES, ParameterError, coerce_params
+from agent.toolkit.registry import ToolEntry
+from agent.toolkit.schema import RISK_LEVELS, TYPE_ALIASES, ParameterError, coerce_params
 from agent.tools.file_list import FileListTool
 from agent.tools.file_read import FileReadTool
 from agent.tools.grep import GrepTool
@@ -155,7 +155,7 @@ def test_the_agent_keeps_answering_and_the_store_keeps_everything(faulty_registr
     for name in names:
         script += [ToolCall(name, {"text": "x"}), f"answer after {name}"]
     script += [[ToolCall("hangs", {}), ToolCall("echo", {"text": "parallel"})], "answer after both", "plain answer"]
-    agent = Agent(ScriptedProvider(script), faulty_registry, runner=runner, store=Store(db))
+    agent = Agent(ScriptedProvider(script), faulty_registry, runner=runner, store=open_store(db))
 
     cid = None
     for name in names:
@@ -174,7 +174,7 @@ def test_the_agent_keeps_answering_and_the_store_keeps_everything(faulty_registr
     assert [(o.name, o.status) for o in both.tool_calls] == [("hangs", "timeout"), ("echo", "ok")]
     assert agent.ask("and now?", conversation_id=cid).answer == "plain answer"
 
-    reopened = Store(db)  # what a later process sees
+    reopened = open_store(db)  # what a later process sees
     questions = [f"please use {name}" for name in names] + ["two at once", "and now?"]
     answers = [f"answer after {name}" for name in names] + ["answer after both", "plain answer"]
     assert [m.content for m in reopened.messages(cid)] == [text for pair in zip(questions, answers) for text in pair]
@@ -575,8 +575,8 @@ def test_address_kinds(address, kind):
 BLOCKER = '''
 from pathlib import Path
 
-from agent.notes import NoteStore
-from agent.storage import Store
+from agent.storage.notes import NoteStore
+from agent.storage import open_store
 from agent.tools import BaseTool, ToolManifest, ToolResult
 
 
@@ -588,7 +588,7 @@ class Blocker(BaseTool):
 
     def execute(self, params):
         home = Path(self.config["home"])
-        notes = NoteStore(Store(home / "riverse.db"))
+        notes = NoteStore(open_store(home / "riverse.db"))
         i = 0
         while True:
             notes.add(f"note {i:06d} " + "x" * 500)
@@ -614,7 +614,7 @@ def test_kill_9_in_the_middle_of_a_turn_leaves_the_database_intact(riverse_home)
     script.write_text("- The first answer.\n", encoding="utf-8")
     first = _riverse(riverse_home, "ask", "first question")
     assert first.wait(120) == 0, first.stdout.read().decode()
-    cid = Store(riverse_home / "riverse.db").latest_conversation()
+    cid = open_store(riverse_home / "riverse.db").latest_conversation()
 
     script.write_text("- {tool: blocker, params: {}}\n- never reached\n", encoding="utf-8")
     second = _riverse(riverse_home, "ask", "--conversation", cid, "second question")
@@ -634,7 +634,7 @@ def test_kill_9_in_the_middle_of_a_turn_leaves_the_database_intact(riverse_home)
     assert len(notes) >= 20
     assert notes == [f"note {i:06d} " + "x" * 500 for i in range(len(notes))]  # every committed write is whole
     db.close()
-    store = Store(riverse_home / "riverse.db")  # and Riverse itself opens it again
+    store = open_store(riverse_home / "riverse.db")  # and Riverse itself opens it again
     assert store.history(cid, 8)[-1] == {"role": "user", "content": "second question"}
 
 

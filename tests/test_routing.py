@@ -1,4 +1,4 @@
-"""The router (agent.routing) without a model: decision schema, the no-tool path, retrieval, bad output.
+"""The router (agent.router) without a model: decision schema, the no-tool path, retrieval, bad output.
 
 Generic providers are played by the scripted fake; the local model's scored path by a fake provider
 whose cursor returns scripted log-probabilities and values.
@@ -13,18 +13,11 @@ from typing import Any
 import pytest
 
 from agent.loop import Agent, Event, make_protocol
-from agent.providers.base import Completion
+from agent.i18n import detect_language
+from agent.providers.base import Capabilities, Completion
 from agent.providers.fake import ScriptedProvider
-from agent.routing import (
-    DecisionPrompt,
-    Router,
-    RouterOptions,
-    RouterProtocol,
-    ToolIndex,
-    _NO_TOOL_LOOKUP,
-    _NO_TOOL_SHOTS,
-    detect_language,
-)
+from agent.router import DecisionPrompt, Router, RouterOptions, RouterProtocol
+from agent.router.texts import NO_TOOL_LOOKUP, NO_TOOL_SHOTS
 from agent.tools import ToolManifest, ToolRegistry
 
 WEATHER = ToolManifest(
@@ -116,18 +109,7 @@ def test_instructions_come_in_the_settings_language(language):
     assert system.startswith(marker)
 
 
-# ------------------------------------------------------------------------------- retrieval
-def test_retrieval_ranks_the_tool_whose_examples_match():
-    index = ToolIndex([WEATHER, NOTES, CALC])
-    assert index.top("is it raining in Osaka today? what's the weather", 1) == ["weather"]
-    assert index.top("北京今天天气怎么样", 1) == ["weather"]
-    assert index.top("calculate 12 * 7", 1) == ["calculator"]
-    assert index.top("what notes do I have about the car", 1) == ["notes"]
-    scores = index.scores("hello there")
-    assert set(scores) == {"weather", "notes", "calculator"} and all(0.0 <= s <= 1.0 for s in scores.values())
-    assert max(index.scores("What's the weather like in Tokyo?").values()) == pytest.approx(1.0)
-
-
+# ------------------------------------------------------------------------------- languages
 @pytest.mark.parametrize(
     "text,language",
     [("东京今天天气怎么样？", "zh"), ("東京の天気は？", "ja"), ("What's the weather?", "en"),
@@ -200,7 +182,7 @@ def test_plain_text_instead_of_json_means_no_tool(registry):
 
 def test_auto_protocol_picks_the_router_when_the_provider_prefers_it(registry):
     provider = ScriptedProvider(['{"tool": "none"}', "ok"], native_tools=True)
-    provider.preferred_protocol = "router"  # type: ignore[attr-defined]
+    provider.capabilities = Capabilities(native_tools=True, preferred_protocol="router")
     agent = Agent(provider, registry, tool_protocol="auto")
     assert agent.ask("hi").protocol == "router"
     assert isinstance(make_protocol("router"), RouterProtocol)
@@ -244,10 +226,10 @@ class FakeCursor:
 
 
 class ScoringProvider:
-    """A provider with ``open_reply``, as the embedded model has."""
+    """A provider with scored decoding (``open_reply``), as the embedded model has."""
 
     name = "scoring"
-    supports_native_tools = False
+    capabilities = Capabilities(scored_decoding=True)
 
     def __init__(self, scores: dict[str, float], values: list[str] = ()):
         self.cursor = FakeCursor(scores, list(values))
@@ -261,7 +243,7 @@ class ScoringProvider:
 
 def test_scored_choice_writes_the_real_keys_and_chooses_enum_values():
     provider = ScoringProvider({"notes": -0.5, "none": -1.0, "weather": -3.0, "search": -0.1, "add": -2.0}, ["passport", ""])
-    router = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0, none_bias=0.0))
+    router = Router(RouterOptions(none_bias=0.0))
     decision = router.decide(provider, [WEATHER, NOTES], "When does my passport expire?", "en")
     assert decision.tool == "notes"
     assert decision.params == {"action": "search", "text": "passport"}  # the empty id is left out
@@ -277,35 +259,32 @@ def test_scored_choice_writes_the_real_keys_and_chooses_enum_values():
     assert id_filters["allowed"](b"12") and id_filters["allowed"](b"-3.5") and not id_filters["allowed"](b"twelve")
 
 
-def test_none_bias_and_retrieval_move_the_decision():
+def test_none_bias_moves_the_decision():
     scores = {"weather": -1.0, "none": -1.5}
     prompt_args = ([WEATHER, NOTES], "What's the weather like in Tokyo?", "en")
-    assert Router(RouterOptions(none_bias=0.0, lexical_weight=0.0, none_lexical_weight=0.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args).tool == "weather"
-    assert Router(RouterOptions(none_bias=1.0, lexical_weight=0.0, none_lexical_weight=0.0)).decide(ScoringProvider(scores), *prompt_args).tool is None
-    decided = Router(RouterOptions(none_bias=1.0, lexical_weight=2.0, none_lexical_weight=0.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args)
-    assert decided.tool == "weather" and decided.params == {"city": "Tokyo"}
-    assert decided.similarity["weather"] == pytest.approx(1.0)
-    assert decided.scores["none"] == pytest.approx(-0.5)
+    assert Router(RouterOptions(none_bias=0.0)).decide(ScoringProvider(scores, ["Tokyo"]), *prompt_args).tool == "weather"
+    decided = Router(RouterOptions(none_bias=1.0)).decide(ScoringProvider(scores), *prompt_args)
+    assert decided.tool is None and decided.scores["none"] == pytest.approx(-0.5)
 
 
 def test_required_string_values_are_written_freely():
     provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo"])
-    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(provider, [WEATHER], "weather in Tokyo?", "en")
+    decision = Router(RouterOptions()).decide(provider, [WEATHER], "weather in Tokyo?", "en")
     assert decision.params == {"city": "Tokyo"}
     assert provider.cursor.filters == [{"opening": ' "'}]
 
 
 def test_a_value_in_another_script_than_the_message_is_copied_from_it():
     provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo", "东京"])
-    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(provider, [WEATHER], "东京的天气", "en")
+    decision = Router(RouterOptions()).decide(provider, [WEATHER], "东京的天气", "en")
     assert decision.params == {"city": "东京"}
     assert provider.cursor.filters == [{"opening": ' "'}, {"copy_from": "东京的天气", "opening": ' "'}]
     assert "".join(provider.cursor.written) == '{"tool": "weather", "params": {"city": "东京"'
     latin = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo", "m"])  # a copy that is not the message's words
-    assert Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(latin, [WEATHER], "东京的天气", "en").params == {"city": "Tokyo"}
+    assert Router(RouterOptions()).decide(latin, [WEATHER], "东京的天气", "en").params == {"city": "Tokyo"}
     assert "".join(latin.cursor.written).endswith('"city": "Tokyo"')
     kept = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo"])
-    Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0, copy_foreign=False)).decide(kept, [WEATHER], "东京的天气", "en")
+    Router(RouterOptions(copy_foreign=False)).decide(kept, [WEATHER], "东京的天气", "en")
     assert kept.cursor.filters == [{"opening": ' "'}]
 
 
@@ -378,7 +357,7 @@ CONVERT = ToolManifest("unit_convert", "Convert units", {"value": "number", "fro
 
 
 def test_a_link_in_the_message_is_evidence_for_tools_that_take_one():
-    options = RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0, none_bias=0.0, link_weight=6.0)
+    options = RouterOptions(none_bias=0.0, link_weight=6.0)
     scores = {"web_fetch": -5.0, "none": -0.1}
     linked = ScoringProvider(scores, ["https://example.org/menu"])
     decision = Router(options).decide(linked, [PAGE, WEATHER], "what's on https://example.org/menu for lunch?", "en")
@@ -391,20 +370,20 @@ def test_a_link_in_the_message_is_evidence_for_tools_that_take_one():
 
 def test_a_required_number_is_copied_from_a_message_that_has_digits():
     provider = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["-40", "C", "F"])
-    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(
+    decision = Router(RouterOptions()).decide(
         provider, [CONVERT], "It's -40 degrees Celsius, what's that in Fahrenheit?", "en")
     assert decision.params == {"value": "-40", "from_unit": "C", "to_unit": "F"}
     value_filters = provider.cursor.filters[0]
     assert value_filters["copy_from"].startswith("It's -40")
     assert value_filters["allowed"](b"-40") and not value_filters["allowed"](b"minus forty")
     wordy = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["5", "km", "mi"])
-    Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(wordy, [CONVERT], "five km in miles", "en")
+    Router(RouterOptions()).decide(wordy, [CONVERT], "five km in miles", "en")
     assert "copy_from" not in wordy.cursor.filters[0]  # no digits to copy: written as a number
 
 
 def test_a_chinese_value_the_message_does_not_contain_is_copied_instead():
     provider = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["6", "英寸", "英尺", "厘米"])
-    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(
+    decision = Router(RouterOptions()).decide(
         provider, [CONVERT], "我身高 6 英尺，换算成厘米是多少", "zh")
     assert decision.params == {"value": "6", "from_unit": "英尺", "to_unit": "厘米"}
     assert provider.cursor.filters[2] == {"copy_from": "我身高 6 英尺，换算成厘米是多少", "opening": ' "'}
@@ -413,21 +392,20 @@ def test_a_chinese_value_the_message_does_not_contain_is_copied_instead():
 
 def test_a_tool_whose_required_value_is_empty_is_not_called_and_one_character_is_no_optional_value():
     empty = ScoringProvider({"weather": 0.0, "none": -9.0}, [""])
-    assert Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(empty, [WEATHER], "天气好吗", "zh").tool is None
+    assert Router(RouterOptions()).decide(empty, [WEATHER], "天气好吗", "zh").tool is None
     provider = ScoringProvider({"notes": 0.0, "none": -9.0, "list": 0.0}, ["记", ""])
-    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(provider, [NOTES], "看看我都记了什么", "zh")
+    decision = Router(RouterOptions()).decide(provider, [NOTES], "看看我都记了什么", "zh")
     assert decision.tool == "notes" and decision.params == {"action": "list"}
     latin = ScoringProvider({"notes": 0.0, "none": -9.0, "search": 0.0}, ["e", "7"])  # a letter goes, a digit stays
-    decision = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0)).decide(latin, [NOTES], "delete note 7", "en")
+    decision = Router(RouterOptions()).decide(latin, [NOTES], "delete note 7", "en")
     assert decision.params == {"action": "search", "id": "7"}
 
 
 def test_extra_examples_feed_retrieval_and_few_shot_turns():
     extra = ToolManifest("weather", "Current weather of a city", {"city": "City name"}, ["Weather in Tokyo?"],
                          required=["city"], extra_examples=["Do I need an umbrella in Oslo?", "Is it windy in Perth?"])
-    index = ToolIndex([extra, NOTES], {"none": ["hello there"]})
-    assert index.top("do i need an umbrella today in rome", 1) == ["weather"]
-    assert index.top("hello there friend", 1) == ["none"]
+    looked_up = DecisionPrompt([extra, NOTES], "en", RouterOptions()).examples.texts
+    assert 'This sentence : "Is it windy in Perth?" means in one word:"' in looked_up  # all of them, beyond the turns
     prompt = DecisionPrompt([extra, NOTES], "en", RouterOptions(shots_per_tool=2))
     users = [m["content"] for m in prompt.prefix if m["role"] == "user"]
     assert "Do I need an umbrella in Oslo?" in users and "Is it windy in Perth?" not in users  # 2 per tool
@@ -437,6 +415,11 @@ def test_extra_examples_feed_retrieval_and_few_shot_turns():
 
 # ------------------------------------------------------------------------ preparing the prompt
 class PreparingProvider(ScoringProvider):
+    capabilities = Capabilities(scored_decoding=True, prefix_cache=True)
+
+    def load(self):
+        pass
+
     def __init__(self, scores, values=()):
         super().__init__(scores, values)
         self.kept: list[list[dict]] = []
@@ -472,6 +455,7 @@ class EmbeddingProvider(PreparingProvider):
     """Also has sentence vectors (as the embedded model has): one axis per keyword a text mentions."""
 
     KEYWORDS = ("umbrella", "note", "hello")
+    capabilities = Capabilities(scored_decoding=True, prefix_cache=True, sentence_vectors=True)
 
     def __init__(self, scores, values=()):
         super().__init__(scores, values)
@@ -501,18 +485,18 @@ UMBRELLA = ToolManifest("weather", "Current weather of a city", {"city": "City n
 def test_example_vectors_move_the_decision_towards_the_nearest_examples_tool():
     scores = {"weather": -2.0, "none": -1.0}
     message = "Should I take my umbrella to Rome?"
-    plain = Router(RouterOptions(vector_weight=0.0, none_bias=1.0, lexical_weight=0.0, none_lexical_weight=0.0))
+    plain = Router(RouterOptions(vector_weight=0.0, none_bias=1.0))
     assert plain.decide(EmbeddingProvider(scores), [UMBRELLA], message, "en").tool is None
     provider = EmbeddingProvider(scores, ["Rome"])
-    decided = Router(RouterOptions(vector_weight=30.0, none_bias=1.0, lexical_weight=0.0, none_lexical_weight=0.0)).decide(
+    decided = Router(RouterOptions(vector_weight=30.0, none_bias=1.0)).decide(
         provider, [UMBRELLA], message, "en")
     assert decided.tool == "weather" and decided.params == {"city": "Rome"}
-    assert decided.vectors["weather"] == pytest.approx(1.0) and decided.vectors["none"] == pytest.approx(0.1 / 1.005, abs=1e-3)
+    assert decided.nearest["weather"] == pytest.approx(1.0) and decided.nearest["none"] == pytest.approx(0.1 / 1.005, abs=1e-3)
     assert decided.scores["weather"] == pytest.approx(-2.0 + 30.0)
     # the examples (and the built-in no-tool messages) are kept; the message is not
     assert ('This sentence : "Do I need an umbrella in Oslo?" means in one word:"', True) in provider.embedded
     assert provider.embedded[-1] == (f'This sentence : "{message}" means in one word:"', False)
-    assert sum(1 for _, keep in provider.embedded if keep) == 2 + len(_NO_TOOL_SHOTS) + len(_NO_TOOL_LOOKUP)  # once
+    assert sum(1 for _, keep in provider.embedded if keep) == 2 + len(NO_TOOL_SHOTS) + len(NO_TOOL_LOOKUP)  # once
 
 
 def test_preparing_the_tool_prompt_also_computes_the_example_vectors():
@@ -525,12 +509,12 @@ def test_preparing_the_tool_prompt_also_computes_the_example_vectors():
     assert Router().is_prepared(provider, [UMBRELLA], "en")  # kept by the provider: a new router finds them
     # a tool without examples is found by its description
     bare = ToolManifest("clock", "Tells the time", {}, [])
-    assert DecisionPrompt([bare], "en", RouterOptions()).vectors.texts[0] == 'This sentence : "Tells the time" means in one word:"'
+    assert DecisionPrompt([bare], "en", RouterOptions()).examples.texts[0] == 'This sentence : "Tells the time" means in one word:"'
 
 
 def test_a_name_the_model_respelled_is_written_as_the_message_spells_it():
     provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Lisboa"])
-    router = Router(RouterOptions(lexical_weight=0.0, none_lexical_weight=0.0))
+    router = Router(RouterOptions())
     assert router.decide(provider, [WEATHER], "How warm is it in Lisbon today?", "en").params == {"city": "Lisbon"}
     assert "".join(provider.cursor.written).endswith('"city": "Lisbon"')
     composed = ScoringProvider({"calculator": 0.0, "none": -5.0}, ["sqrt(2)"])  # a value the model composed stays
@@ -542,7 +526,7 @@ def test_a_name_the_model_respelled_is_written_as_the_message_spells_it():
 def test_the_shipped_vectors_cover_every_text_of_the_built_in_tools():
     """The default model's vectors of the built-in tools' texts ship with Riverse, so a new home does
     not compute them first. Changed an example? Run bench/routing/shipped_vectors.py."""
-    from agent.providers.local import SHIPPED_VECTORS, _Vectors, read_vectors
+    from agent.providers.llama import SHIPPED_VECTORS, _Vectors, read_vectors
 
     shipped = read_vectors(SHIPPED_VECTORS, 896)  # the default model's width
     assert len(shipped) > 300
@@ -550,6 +534,6 @@ def test_the_shipped_vectors_cover_every_text_of_the_built_in_tools():
     for language in ("en", "zh", "ja"):
         manifests = ToolRegistry({"language": language, "tools": everything}, packages=False).manifests()
         assert len(manifests) == 11
-        texts = DecisionPrompt(manifests, language, RouterOptions()).vectors.texts
+        texts = DecisionPrompt(manifests, language, RouterOptions()).examples.texts
         missing = [text for text in texts if _Vectors.key(text) not in shipped]
         assert missing == [], f"run bench/routing/shipped_vectors.py: {len(missing)} texts have no shipped vector"

@@ -13,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from agent.app import App
+from agent.providers.base import Capabilities
 from agent.providers.fake import ScriptedProvider, ToolCall
 from agent.server import create_app
 from agent.server.turns import FairGate
@@ -390,7 +391,7 @@ def test_a_single_generation_model_queues_requests_and_says_how_long(riverse_hom
         return "first"
 
     provider = ScriptedProvider([holding, "second", "third"])
-    provider.concurrency = 1  # what the embedded llama.cpp provider declares
+    provider.capabilities = Capabilities(native_tools=True, concurrency=1)  # as the embedded llama.cpp provider declares
     results: dict[str, Any] = {}
     with client_for(provider, riverse_home) as client:
         gate = client.app.state.turns.gate

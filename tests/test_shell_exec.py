@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from agent.cli import cli
 from agent.config import load_settings
-from agent.runtime import ToolRunner
-from agent.storage import Store
+from agent.toolkit.runtime import ToolRunner
+from agent.storage import open_store
 from agent.tools import ToolRegistry
 from agent.tools.shell_exec import ShellExecTool
 
@@ -147,7 +147,7 @@ def test_manifest_declares_execute_and_a_timeout_above_the_command_timeout(river
 # -------------------------------------------------------------------------------- approval
 def test_every_command_needs_approval_by_default(riverse_home):
     settings = load_settings(overrides={"tools": {"shell_exec": {"enabled": True}}})
-    registry = ToolRegistry(settings.tool_config(), packages=False)
+    registry = ToolRegistry(settings.config_for_tools(), packages=False)
     marker = riverse_home / "workspace" / "ran.txt"
     command = {"command": f"{PY} -c \"open('ran.txt', 'w').write('x')\""}
     refused = ToolRunner.from_settings(registry, settings).run("shell_exec", command)
@@ -194,7 +194,7 @@ def test_chat_asks_is_refused_then_approved_for_the_session(riverse_home):
     assert out.index("once more") < out.index("→ shell_exec {\"command\": \"echo hello again\"}")
     assert "Allow tool" not in out[out.index("once more"):]  # the third call ran without asking
 
-    store = Store(riverse_home / "riverse.db")
+    store = open_store(riverse_home / "riverse.db")
     calls = list(reversed(store.tool_calls(tool="shell_exec")))
     assert [(c["status"], c["approval"]) for c in calls] == [
         ("refused", "refused"), ("ok", "approved-session"), ("ok", "approved-session"),

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from agent.cli import cli
-from agent.scaffold import create_tool
+from agent.toolkit.scaffold import create_tool
 from agent.tools import ToolRegistry
-from agent.tools._validate import guess_language
+from agent.i18n import detect_language
 
 SPEC_EXAMPLES = Path(__file__).parent / "spec_examples"
 
@@ -55,7 +55,7 @@ def test_generated_test_passes_under_pytest(tmp_path, language):
     source = made.tool_path.read_text(encoding="utf-8")
     compile(source, str(made.tool_path), "exec")
     manifest = ToolRegistry({"language": language}, folders=[made.tool_path], builtin=False, packages=False).get("greeter").manifest()
-    assert {guess_language(text) for text in [manifest.description, *manifest.examples]} == {language}
+    assert {detect_language(text, default="") for text in [manifest.description, *manifest.examples]} == {language}
     assert len(manifest.examples) == 2 and all(manifest.parameters.values())
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}

@@ -14,9 +14,9 @@ from agent.cli._common import State, console, pass_state, print_json
 from agent.errors import RiverseError
 from agent.evaluation import EvalReport, evaluate, load_cases, manifest_cases
 from agent.i18n import t
-from agent.scaffold import create_tool
+from agent.toolkit.scaffold import create_tool
 from agent.tools import ToolRegistry
-from agent.tools._registry import LoadProblem
+from agent.toolkit.registry import LoadProblem
 
 LEVEL_WORDS = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -98,7 +98,7 @@ def check_tools(ctx: click.Context, path: Path | None) -> None:
             click.echo(f"{shown_path(scope)}: warning: {t('check.skipped', lang)}")
             return
         # The built-ins load too, so a name that overrides one is reported; only PATH's problems are shown.
-        registry = ToolRegistry(app.settings.tool_config(), builtin=True, packages=False, user_folder=scope)
+        registry = ToolRegistry(app.settings.config_for_tools(), builtin=True, packages=False, user_folder=scope)
 
     def inside(file: str) -> bool:
         return scope is None or Path(file) == scope or scope in Path(file).parents

@@ -11,7 +11,7 @@ from agent.cli._common import State, console, pass_state, print_json, short
 from agent.errors import RiverseError
 from agent.i18n import t
 from agent.loop import Event
-from agent.runtime import ApprovalRequest
+from agent.toolkit.runtime import ApprovalRequest
 
 
 class TurnPrinter:

@@ -8,7 +8,7 @@ import click
 
 from agent.cli._common import State, console, pass_state, print_json
 from agent.i18n import t
-from agent.model_files import (
+from agent.providers.llama.model_files import (
     DEFAULT_MODEL_SHA256,
     DEFAULT_MODEL_SIZE,
     ModelStatus,

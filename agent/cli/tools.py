@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from agent.cli._common import State, console, pass_state, print_json
 from agent.i18n import t
-from agent.runtime import ToolRunner
+from agent.toolkit.runtime import ToolRunner
 
 
 @click.group()

@@ -1,15 +1,22 @@
-"""The provider interface: one method that turns a conversation into a completion.
+"""The provider interface: what every model offers, and the capabilities some models add.
 
-Messages use the OpenAI chat format (``{"role": ..., "content": ...}``, assistant ``tool_calls`` and
-``tool`` messages). A provider that supports native function calling receives ``tools`` (OpenAI tool
-schemas) and returns structured ``tool_calls``; one that does not returns text, which the JSON
-protocol parses.
+Every provider turns a conversation into a completion (:class:`Provider`). Messages use the OpenAI
+chat format (``{"role": ..., "content": ...}``, assistant ``tool_calls`` and ``tool`` messages). A
+provider that supports native function calling receives ``tools`` (OpenAI tool schemas) and returns
+structured ``tool_calls``; one that does not returns text, which the JSON protocol parses.
+
+A provider declares what more it can do in :attr:`Provider.capabilities` (a :class:`Capabilities`):
+scored decoding with a :class:`ReplyCursor`, sentence vectors, a kept prompt prefix. Code that needs
+a capability asks for it through :func:`scored_decoding`, :func:`sentence_vectors` or
+:func:`prefix_cache`, which check the declaration in one place and return the provider typed as that
+capability, or None.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, cast, runtime_checkable
 
 from agent.errors import RiverseError
 
@@ -41,13 +48,30 @@ class Completion:
     usage: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider can do beyond :meth:`Provider.complete`."""
+
+    #: ``complete`` understands ``tools`` and returns structured tool calls
+    native_tools: bool = False
+    #: :class:`ScoredDecoding`: ``open_reply`` gives a :class:`ReplyCursor` (the router's decisions)
+    scored_decoding: bool = False
+    #: :class:`SentenceVectors`: ``embed`` and ``has_embedded``
+    sentence_vectors: bool = False
+    #: :class:`PrefixCache`: ``load``, ``has_prefix`` and ``prepare_prefix`` (a fixed prompt evaluated once)
+    prefix_cache: bool = False
+    #: how many requests the model serves at once (None: as many as come); the server queues the rest
+    concurrency: int | None = None
+    #: the tool protocol ``tool_protocol: auto`` chooses for this provider (None: native or json)
+    preferred_protocol: str | None = None
+
+
 @runtime_checkable
 class Provider(Protocol):
     """What the agent loop needs of a model."""
 
     name: str
-    #: True when ``complete`` understands ``tools`` and returns structured tool calls.
-    supports_native_tools: bool
+    capabilities: Capabilities
 
     def complete(
         self,
@@ -64,3 +88,99 @@ class Provider(Protocol):
         honour it, constrains the output to JSON matching that schema; providers that cannot ignore it.
         """
         ...
+
+
+Mark = Any  # a point in a reply, from ReplyCursor.mark
+
+
+class ReplyCursor(Protocol):
+    """The assistant's reply being written: score what may come next, or write it greedily."""
+
+    def mark(self) -> Mark:
+        """A point in the reply to :meth:`rewind` to."""
+        ...
+
+    def rewind(self, mark: Mark) -> None:
+        """Forget what was written after ``mark``."""
+        ...
+
+    def extend(self, text: str) -> None:
+        """Append ``text`` to the reply."""
+        ...
+
+    def option_logprobs(self, options: list[str]) -> dict[str, float]:
+        """Log-probability of each option as the reply's continuation, normalised over the options."""
+        ...
+
+    def until(
+        self,
+        stop: str,
+        max_tokens: int = 48,
+        *,
+        allowed: Callable[[bytes], bool] | None = None,
+        copy_from: str | None = None,
+        opening: str = "",
+    ) -> str:
+        """Write greedily until ``stop``; return what was written before it."""
+        ...
+
+
+class ScoredDecoding(Protocol):
+    """A provider that opens the assistant's reply as a :class:`ReplyCursor`."""
+
+    def open_reply(self, messages: list[dict[str, Any]], *, keep: int = 0) -> AbstractContextManager[ReplyCursor]:
+        """A cursor at the start of the reply to ``messages``, valid inside the ``with`` block. ``keep``:
+        the first ``keep`` messages are a prefix that comes back (kept, not evaluated again)."""
+        ...
+
+
+class SentenceVectors(Protocol):
+    """A provider that turns texts into unit-length sentence vectors."""
+
+    def embed(self, texts: list[str], *, keep: bool = False) -> Any:
+        """One row per text (a numpy array); ``keep`` remembers them for texts that come back."""
+        ...
+
+    def has_embedded(self, texts: list[str]) -> bool:
+        """Whether the vectors of all ``texts`` are kept."""
+        ...
+
+
+class PrefixCache(Protocol):
+    """A provider that evaluates a fixed prompt once and keeps it (in memory and on disk)."""
+
+    def load(self) -> None:
+        """Load the model now rather than on first use."""
+        ...
+
+    def has_prefix(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether the state of ``messages`` is kept already."""
+        ...
+
+    def prepare_prefix(self, messages: list[dict[str, Any]]) -> None:
+        """Evaluate ``messages`` and keep their state, unless that was done before."""
+        ...
+
+
+def capabilities_of(provider: Any) -> Capabilities:
+    """What ``provider`` declares it can do. A provider written before capabilities were declared
+    (with only a ``supports_native_tools`` flag) can do plain completion, natively or not."""
+    declared = getattr(provider, "capabilities", None)
+    if isinstance(declared, Capabilities):
+        return declared
+    return Capabilities(native_tools=bool(getattr(provider, "supports_native_tools", False)))
+
+
+def scored_decoding(provider: Provider) -> ScoredDecoding | None:
+    """``provider`` as a :class:`ScoredDecoding`, or None when it does not declare it."""
+    return cast(ScoredDecoding, provider) if capabilities_of(provider).scored_decoding else None
+
+
+def sentence_vectors(provider: Provider) -> SentenceVectors | None:
+    """``provider`` as a :class:`SentenceVectors`, or None when it does not declare it."""
+    return cast(SentenceVectors, provider) if capabilities_of(provider).sentence_vectors else None
+
+
+def prefix_cache(provider: Provider) -> PrefixCache | None:
+    """``provider`` as a :class:`PrefixCache`, or None when it does not declare it."""
+    return cast(PrefixCache, provider) if capabilities_of(provider).prefix_cache else None

@@ -23,7 +23,8 @@ from typing import Any, Callable, Iterable, Union
 
 import yaml
 
-from agent.providers.base import Completion, ProviderError, TextCallback, ToolCallRequest
+from agent.config import Settings
+from agent.providers.base import Capabilities, Completion, ProviderError, TextCallback, ToolCallRequest
 
 
 @dataclass
@@ -40,11 +41,14 @@ class ScriptExhausted(ProviderError):
 
 
 class ScriptedProvider:
+    """A :class:`~agent.providers.base.Provider` that answers from a script (plain completion, with
+    or without native tool calls)."""
+
     name = "fake"
 
     def __init__(self, script: Iterable[Step] = (), *, native_tools: bool = True, default: str | None = None):
         self.script: list[Step] = list(script)
-        self.supports_native_tools = native_tools
+        self.capabilities = Capabilities(native_tools=native_tools)
         self.default = default
         self.requests: list[dict[str, Any]] = []
 
@@ -128,6 +132,6 @@ def load_script(path: str | Path) -> list[Step]:
     return steps
 
 
-def from_settings(settings: Any) -> ScriptedProvider:
+def from_settings(settings: Settings) -> ScriptedProvider:
     steps = load_script(settings.llm.script) if settings.llm.script else []
     return ScriptedProvider(steps, native_tools=settings.llm.tool_protocol != "json", default=None if steps else "(fake provider: no script)")

@@ -11,7 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from agent.config import Settings
 from agent.providers.base import (
+    Capabilities,
     Completion,
     ProviderError,
     TextCallback,
@@ -54,8 +56,6 @@ def _parse_arguments(raw: str) -> dict[str, Any] | str:
 class OpenAICompatProvider:
     """Chat completions over HTTP. ``client`` may be injected (tests, custom transports)."""
 
-    supports_native_tools = True
-
     def __init__(
         self,
         *,
@@ -74,7 +74,7 @@ class OpenAICompatProvider:
         self.base_url = base_url
         self.temperature = temperature
         self.max_tokens = max_tokens
-        self.supports_native_tools = native_tools
+        self.capabilities = Capabilities(native_tools=native_tools)
         if client is None:
             from openai import OpenAI
 
@@ -178,7 +178,7 @@ class OpenAICompatProvider:
         )
 
 
-def from_settings(settings: Any) -> OpenAICompatProvider:
+def from_settings(settings: Settings) -> OpenAICompatProvider:
     llm = settings.llm
     preset = PRESETS.get(llm.provider, PRESETS["openai_compatible"])
     base_url = llm.base_url or preset.base_url

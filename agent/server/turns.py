@@ -3,8 +3,9 @@
 ``Agent.ask`` is synchronous and may take seconds (a model generating, a tool running, a user deciding
 on an approval), so each turn runs in a worker thread and reports its events to the event loop through
 an asyncio queue. Conversations therefore never wait for each other, except for a model that can only
-generate one answer at a time (the embedded llama.cpp model declares ``concurrency = 1``): its requests
-pass a first-come, first-served gate, and a turn that had to wait says how long.
+generate one answer at a time (the embedded llama.cpp model declares ``concurrency=1`` in its
+capabilities): every use of it passes a first-come, first-served gate, and a turn that had to wait
+says how long.
 """
 
 from __future__ import annotations
@@ -25,8 +26,19 @@ from typing import Any
 from agent.app import App
 from agent.errors import RiverseError
 from agent.loop import Agent, Event, TurnResult
-from agent.providers.base import Completion, Provider
-from agent.runtime import ApprovalRequest
+from agent.providers.base import (
+    Completion,
+    PrefixCache,
+    Provider,
+    ProviderError,
+    ReplyCursor,
+    SentenceVectors,
+    capabilities_of,
+    prefix_cache,
+    scored_decoding,
+    sentence_vectors,
+)
+from agent.toolkit.runtime import ApprovalRequest
 
 log = logging.getLogger("riverse.server")
 
@@ -38,13 +50,16 @@ class FairGate:
 
     ``threading.Lock`` wakes an arbitrary waiter, so under load one conversation could wait for ever
     behind luckier ones. Here every waiter takes a place in a queue and the holder hands the lock
-    straight to the first one when it is done.
+    straight to the first one when it is done. The holder may enter again (a decision holds the model
+    while it also asks for a sentence vector); only its outermost hold queues and releases.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._queue: deque[threading.Event] = deque()
         self._busy = False
+        self._owner: int | None = None
+        self._depth = 0
 
     @property
     def waiting(self) -> int:
@@ -54,6 +69,14 @@ class FairGate:
     @contextmanager
     def hold(self) -> Iterator[float]:
         """Hold the gate; yields how many milliseconds this caller queued (0.0 when it went straight in)."""
+        me = threading.get_ident()
+        if self._owner == me:  # only the holder itself can see itself as the owner
+            self._depth += 1
+            try:
+                yield 0.0
+            finally:
+                self._depth -= 1
+            return
         ticket = threading.Event()
         with self._lock:
             queued = self._busy
@@ -65,9 +88,11 @@ class FairGate:
         if queued:
             ticket.wait()
         waited = (time.perf_counter() - started) * 1000 if queued else 0.0
+        self._owner = me
         try:
             yield waited
         finally:
+            self._owner = None
             with self._lock:
                 if self._queue:
                     self._queue.popleft().set()
@@ -76,21 +101,67 @@ class FairGate:
 
 
 class QueuedProvider:
-    """A provider seen through a :class:`FairGate`; every wait is reported to ``on_wait`` (milliseconds)."""
+    """A provider seen through a :class:`FairGate`: every use of the model (answers, decisions,
+    sentence vectors, prompt preparation) waits its turn, and every wait is reported to ``on_wait``
+    (milliseconds). It declares the capabilities of the provider it wraps, no more."""
 
     def __init__(self, provider: Provider, gate: FairGate, on_wait: Callable[[float], None]):
         self._provider = provider
         self._gate = gate
         self._on_wait = on_wait
+        self.name = provider.name
+        self.capabilities = capabilities_of(provider)
 
-    def __getattr__(self, name: str) -> Any:  # name, supports_native_tools, preferred_protocol, ...
-        return getattr(self._provider, name)
-
-    def complete(self, messages: list[dict[str, Any]], **kwargs: Any) -> Completion:
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
         with self._gate.hold() as waited_ms:
             if waited_ms:
                 self._on_wait(waited_ms)
+            yield
+
+    def complete(self, messages: list[dict[str, Any]], **kwargs: Any) -> Completion:
+        with self._turn():
             return self._provider.complete(messages, **kwargs)
+
+    @contextmanager
+    def open_reply(self, messages: list[dict[str, Any]], *, keep: int = 0) -> Iterator[ReplyCursor]:
+        scored = scored_decoding(self._provider)
+        if scored is None:
+            raise ProviderError(f"provider {self.name} has no scored decoding")
+        with self._turn(), scored.open_reply(messages, keep=keep) as cursor:
+            yield cursor
+
+    def embed(self, texts: list[str], *, keep: bool = False) -> Any:
+        with self._turn():
+            return self._vectors().embed(texts, keep=keep)
+
+    def has_embedded(self, texts: list[str]) -> bool:
+        with self._turn():
+            return self._vectors().has_embedded(texts)
+
+    def load(self) -> None:
+        with self._turn():
+            self._cache().load()
+
+    def has_prefix(self, messages: list[dict[str, Any]]) -> bool:
+        with self._turn():
+            return self._cache().has_prefix(messages)
+
+    def prepare_prefix(self, messages: list[dict[str, Any]]) -> None:
+        with self._turn():
+            self._cache().prepare_prefix(messages)
+
+    def _vectors(self) -> SentenceVectors:
+        vectors = sentence_vectors(self._provider)
+        if vectors is None:
+            raise ProviderError(f"provider {self.name} has no sentence vectors")
+        return vectors
+
+    def _cache(self) -> PrefixCache:
+        cache = prefix_cache(self._provider)
+        if cache is None:
+            raise ProviderError(f"provider {self.name} keeps no prompt prefix")
+        return cache
 
 
 @dataclass
@@ -254,7 +325,7 @@ class TurnService:
 
     def _agent(self, turn: Turn) -> Agent:
         provider = self.app.provider
-        if getattr(provider, "concurrency", None) == 1:
+        if capabilities_of(provider).concurrency == 1:
             provider = QueuedProvider(provider, self.gate, turn.on_wait)
         agent = Agent.from_settings(self.app.settings, provider, self.app.registry, self.app.store, self._approver(turn))
         with self._allowed_lock:

@@ -28,8 +28,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, format_number, pick, tool_section
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, format_number, pick
 
 MAX_LENGTH = 500
 MAX_EXPONENT = 10_000
@@ -382,11 +382,17 @@ def evaluate(source: str) -> Number:
     return walk(ast.parse(source, mode="eval").body)
 
 
+def _value_of(expression: object) -> float | None:
+    """The value of an expression as a float, or None when it cannot be computed."""
+    try:
+        return float(evaluate(normalize(str(expression))))
+    except (CalcError, ArithmeticError, SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return None
+
+
 class CalculatorTool(BaseTool):
     """Exact arithmetic without eval."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]
@@ -401,8 +407,13 @@ class CalculatorTool(BaseTool):
             risk="read",
         )
 
-    def is_available(self) -> bool:
-        return bool(tool_section(self.config, "calculator").get("enabled", True))
+
+    def same_value(self, param: str, expected: object, got: object) -> bool | None:
+        """Expressions are the same when they have the same value (``17*23`` and ``17 × 23``)."""
+        if param != "expression":
+            return None
+        a, b = _value_of(expected), _value_of(got)
+        return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
     def execute(self, params: dict) -> ToolResult:
         lang = self.language

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
 
 # IANA zone -> names people use for it (matched case-insensitively, spaces/underscores/hyphens alike).
 _ZONE_NAMES: dict[str, tuple[str, ...]] = {
@@ -197,8 +197,6 @@ class CurrentTimeTool(BaseTool):
 
     now: Callable[[tzinfo], datetime] | None = None  # set on the instance to fix the clock
 
-    def __init__(self, config: dict):
-        self.config = config
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]
@@ -213,8 +211,6 @@ class CurrentTimeTool(BaseTool):
             risk="read",
         )
 
-    def is_available(self) -> bool:
-        return bool(tool_section(self.config, "current_time").get("enabled", True))
 
     def execute(self, params: dict) -> ToolResult:
         lang = self.language

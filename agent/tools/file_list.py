@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
-from agent.tools._paths import PathRefused, Roots, refusal
-from agent.tools._settings import positive_int, switch
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
+from agent.toolkit.paths import PathRefused, Roots, refusal
+from agent.toolkit.settings import positive_int, switch
 
 MAX_ENTRIES = 200
 
@@ -127,8 +127,6 @@ def _size(n: int) -> str:
 class FileListTool(BaseTool):
     """Lists a folder; never descends, never follows a link out of the allowed folders."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]
@@ -156,7 +154,7 @@ class FileListTool(BaseTool):
             return refusal(exc, lang)
         if not folder.is_dir():
             return failure(_TEXT["not_dir"], lang, path=given)
-        section = tool_section(self.config, "file_list")
+        section = self.tool_config("file_list")
         limit = positive_int(section, "max_entries", MAX_ENTRIES)
         try:
             children = [p for p in folder.iterdir() if switch(section, "show_hidden") or not p.name.startswith(".")]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
-from agent.tools._paths import PathRefused, Roots, decode, looks_binary, refusal
-from agent.tools._settings import positive_int
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
+from agent.toolkit.paths import PathRefused, Roots, decode, looks_binary, refusal
+from agent.toolkit.settings import positive_int
 
 MAX_BYTES = 65536
 MAX_LINES = 400
@@ -149,8 +149,6 @@ def _skip_lines(handle: BinaryIO, count: int) -> int:
 class FileReadTool(BaseTool):
     """Reads part of a text file, capped in bytes and lines."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]
@@ -176,7 +174,7 @@ class FileReadTool(BaseTool):
             return refusal(exc, lang)
         if path.is_dir():
             return failure(_TEXT["is_dir"], lang, path=given)
-        section = tool_section(self.config, "file_read")
+        section = self.tool_config("file_read")
         max_bytes = positive_int(section, "max_bytes", MAX_BYTES)
         max_lines = positive_int(section, "max_lines", MAX_LINES)
         start = params.get("start_line")

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
-from agent.tools._paths import PathRefused, Roots, decode, looks_binary, refusal
-from agent.tools._settings import positive_int
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
+from agent.toolkit.paths import PathRefused, Roots, decode, looks_binary, refusal
+from agent.toolkit.settings import positive_int
 
 MAX_FILES = 2000
 MAX_MATCHES = 100
@@ -206,8 +206,6 @@ def _excerpt(line: str, match: re.Match[str], limit: int) -> str:
 class GrepTool(BaseTool):
     """Searches text files, with caps on files, matches and line length."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]
@@ -241,7 +239,7 @@ class GrepTool(BaseTool):
 
     def _search(self, regex: re.Pattern[str], pattern: str, starts: list[Path], roots: Roots, where: str) -> ToolResult:
         lang = self.language
-        section = tool_section(self.config, "grep")
+        section = self.tool_config("grep")
         max_files = positive_int(section, "max_files", MAX_FILES)
         max_matches = positive_int(section, "max_matches", MAX_MATCHES)
         max_line = positive_int(section, "max_line_chars", MAX_LINE_CHARS)

@@ -16,11 +16,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.notes import Note, NoteStore
-from agent.storage import Store
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
-from agent.tools._settings import positive_int
+from agent.storage.notes import Note, NoteStore
+from agent.storage.sqlite import SQLiteStore
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
+from agent.toolkit.settings import positive_int
 
 DB_NAME = "riverse.db"  # the database in the Riverse home (Settings.db_path)
 MAX_CHARS = 2000
@@ -152,8 +152,6 @@ def _line(note: Note) -> str:
 class NotesTool(BaseTool):
     """The user's notes in the Riverse database."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]
@@ -175,7 +173,7 @@ class NotesTool(BaseTool):
             return failure(_TEXT["no_home"], lang)
         action = str(params.get("action") or "")
         text = " ".join(str(params.get("text") or "").split())
-        section = tool_section(self.config, "notes")
+        section = self.tool_config("notes")
         max_chars = positive_int(section, "max_chars", MAX_CHARS)
         if action not in ACTIONS:
             return failure(_TEXT["bad_action"], lang, action=action, actions=", ".join(ACTIONS))
@@ -185,7 +183,7 @@ class NotesTool(BaseTool):
             return failure(_TEXT["too_long"], lang, length=len(text), limit=max_chars)
         if action == "delete" and not isinstance(params.get("id"), int):
             return failure(_TEXT["no_id"], lang)
-        with closing(Store(Path(home) / DB_NAME)) as store:
+        with closing(SQLiteStore(Path(home) / DB_NAME)) as store:
             notes = NoteStore(store)
             if action == "add":
                 note = notes.add(text)

@@ -24,10 +24,10 @@ import threading
 from pathlib import Path
 from typing import Any, cast
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
-from agent.tools._paths import decode
-from agent.tools._settings import positive, positive_int, switch
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
+from agent.toolkit.paths import decode
+from agent.toolkit.settings import positive, positive_int, switch
 
 COMMAND_TIMEOUT = 20.0
 MAX_OUTPUT_CHARS = 4000
@@ -199,12 +199,10 @@ def _stop(process: subprocess.Popen) -> None:
 class ShellExecTool(BaseTool):
     """Runs one command, after the user approved it."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     @property
     def _section(self) -> Any:
-        return tool_section(self.config, "shell_exec")
+        return self.tool_config("shell_exec")
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]

@@ -13,8 +13,8 @@ import unicodedata
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, format_number, pick, tool_section
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, format_number, pick
 
 SIGNIFICANT_DIGITS = 6
 
@@ -227,8 +227,6 @@ def _number(value: object) -> Fraction | None:
 class UnitConvertTool(BaseTool):
     """Unit conversion with exact factors."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]
@@ -243,8 +241,13 @@ class UnitConvertTool(BaseTool):
             risk="read",
         )
 
-    def is_available(self) -> bool:
-        return bool(tool_section(self.config, "unit_convert").get("enabled", True))
+
+    def same_value(self, param: str, expected: object, got: object) -> bool | None:
+        """Units are the same when they name the same unit (``km``, ``kilometres``, ``公里``)."""
+        if param not in ("from_unit", "to_unit"):
+            return None
+        unit = find_unit(str(expected))
+        return unit is not None and unit == find_unit(str(got))
 
     def execute(self, params: dict) -> ToolResult:
         lang = self.language

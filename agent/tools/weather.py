@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 import requests
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
 
 DEFAULT_BASE_URL = "https://wttr.in"
 DEFAULT_TIMEOUT = 10.0
@@ -142,8 +142,6 @@ def _description(current: dict, language: str) -> str:
 class WeatherTool(BaseTool):
     """Current weather from wttr.in (or a compatible service at ``tools.weather.base_url``)."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]
@@ -158,11 +156,9 @@ class WeatherTool(BaseTool):
             risk="network",
         )
 
-    def is_available(self) -> bool:
-        return bool(tool_section(self.config, "weather").get("enabled", True))
 
     def _settings(self) -> tuple[str, float]:
-        section = tool_section(self.config, "weather")
+        section = self.tool_config("weather")
         base_url = str(section.get("base_url") or DEFAULT_BASE_URL).rstrip("/")
         try:
             timeout = float(section.get("timeout", DEFAULT_TIMEOUT))

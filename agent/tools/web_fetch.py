@@ -25,10 +25,10 @@ import requests
 from bs4 import BeautifulSoup
 
 from agent import __version__
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
-from agent.tools._paths import decode
-from agent.tools._settings import positive, positive_int, switch
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
+from agent.toolkit.paths import decode
+from agent.toolkit.settings import positive, positive_int, switch
 
 REQUEST_TIMEOUT = 10.0
 MAX_BYTES = 2_000_000
@@ -234,12 +234,10 @@ def html_to_text(markup: bytes, encoding: str | None = None) -> tuple[str, str]:
 class WebFetchTool(BaseTool):
     """Fetches public web pages as text; never a private address unless the settings allow it."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     @property
     def _section(self) -> Any:
-        return tool_section(self.config, "web_fetch")
+        return self.tool_config("web_fetch")
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]

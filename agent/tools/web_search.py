@@ -17,9 +17,9 @@ from urllib.parse import urljoin
 
 import requests
 
-from agent.tools._base import BaseTool, ToolManifest, ToolResult
-from agent.tools._i18n_text import failure, pick, tool_section
-from agent.tools._settings import positive, positive_int, switch
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.texts import failure, pick
+from agent.toolkit.settings import positive, positive_int, switch
 
 MAX_RESULTS = 5
 REQUEST_TIMEOUT = 10.0
@@ -146,12 +146,10 @@ def _result_lines(index: int, title: str, url: str, snippet: str) -> str:
 class WebSearchTool(BaseTool):
     """Searches through SearXNG or ddgs, only when the user enabled it."""
 
-    def __init__(self, config: dict):
-        self.config = config
 
     @property
     def _section(self) -> Any:
-        return tool_section(self.config, "web_search")
+        return self.tool_config("web_search")
 
     def manifest(self) -> ToolManifest:
         text = _MANIFEST[self.language]

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.app import App
+from agent.providers.base import Capabilities
 from agent.providers.fake import ScriptedProvider, ToolCall
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -54,7 +55,7 @@ def route(messages: list[dict[str, Any]], tools: Any) -> Any:
 def make_app(home: str, turns: int, single_generation: bool = False) -> App:
     provider = ScriptedProvider([route] * (2 * turns))
     if single_generation:
-        provider.concurrency = 1  # type: ignore[attr-defined]  # as the embedded model declares
+        provider.capabilities = Capabilities(native_tools=True, concurrency=1)  # as the embedded model declares
     return App(home=home, provider=provider)
 
 

@@ -2,7 +2,7 @@
 
 Every case of ``cases.yaml`` is decided, on the embedded model and in the same run, by
 
-- the router (``agent.routing``, the protocol ``tool_protocol: auto`` picks for the local model), and
+- the router (``agent.router``, the protocol ``tool_protocol: auto`` picks for the local model), and
 - a naive baseline: every manifest in one prompt (the JSON protocol's system prompt), a JSON answer
   sampled without constraints, read with the JSON protocol's parser.
 
@@ -41,13 +41,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from agent import prompts
+from agent.i18n import pick
+from agent.loop import prompts
 from agent.config import load_settings
-from agent.protocol import parse_reply
-from agent.providers.local import LocalProvider
-from agent.routing import Router, RouterOptions
+from agent.loop.replies import parse_reply
+from agent.providers.llama import LocalProvider
+from agent.router import Router, RouterOptions
 from agent.tools import ToolRegistry
-from agent.scoring import params_match
+from agent.evaluation.scoring import params_match
 from results import replace_line, write_section
 
 CASES = [Path(__file__).resolve().parent / name for name in ("cases.yaml", "cases_fresh.yaml", "cases_blind.yaml", "cases_blind2.yaml", "cases_blind3.yaml")]
@@ -199,8 +200,8 @@ class Baseline:
         self.provider = provider
 
     def system(self, manifests: list[Any], language: str) -> str:
-        base = prompts.pick(prompts.SYSTEM, language)
-        return base + "\n\n" + prompts.pick(prompts.JSON_PROTOCOL, language).format(tools=prompts.describe_tools(manifests))
+        base = pick(prompts.SYSTEM, language)
+        return base + "\n\n" + pick(prompts.JSON_PROTOCOL, language).format(tools=prompts.describe_tools(manifests))
 
     def prime(self, manifests: list[Any], language: str) -> None:
         """Snapshot the fixed prompt, as the router's is (the comparison is then about the method)."""
@@ -412,7 +413,7 @@ def levers(assignments: list[str]) -> RouterOptions:
     for assignment in assignments:
         name, _, value = assignment.partition("=")
         if not hasattr(options, name):
-            raise SystemExit(f"--set {assignment}: no router lever {name!r}; see agent.routing.RouterOptions")
+            raise SystemExit(f"--set {assignment}: no router lever {name!r}; see agent.router.RouterOptions")
         options = replace(options, **{name: type(getattr(options, name))(yaml.safe_load(value))})
     return options
 
@@ -465,7 +466,7 @@ def main() -> None:
     where = "the language of each case" if args.manifest_language == "case" else args.manifest_language
     extra = [
         (
-            f"Router levers (agent.routing.RouterOptions): {', '.join(f'{k} = {v}' for k, v in vars(options).items())}; "
+            f"Router levers (agent.router.RouterOptions): {', '.join(f'{k} = {v}' for k, v in vars(options).items())}; "
             f"manifests in {where}."
         ),
         f"Model load (llama.cpp, in this process): {provider.load_seconds:.2f} s.",

@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from agent.config import load_settings  # noqa: E402
-from agent.model_files import ensure_default_model  # noqa: E402
-from agent.providers.local import SHIPPED_VECTORS, LocalProvider, _Vectors  # noqa: E402
-from agent.routing import DecisionPrompt, RouterOptions  # noqa: E402
+from agent.providers.llama.model_files import ensure_default_model  # noqa: E402
+from agent.providers.llama import SHIPPED_VECTORS, LocalProvider, _Vectors  # noqa: E402
+from agent.router import DecisionPrompt, RouterOptions  # noqa: E402
 from run import manifests_for  # noqa: E402
 
 LANGUAGES = ("en", "zh", "ja")
@@ -32,7 +32,7 @@ def builtin_texts() -> list[str]:
     """Every text the router embeds for the built-in tools (all enabled), in every language, once."""
     texts: dict[str, None] = {}
     for language in LANGUAGES:
-        texts.update(dict.fromkeys(DecisionPrompt(manifests_for(language), language, RouterOptions()).vectors.texts))
+        texts.update(dict.fromkeys(DecisionPrompt(manifests_for(language), language, RouterOptions()).examples.texts))
     return list(texts)
 
 

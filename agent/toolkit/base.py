@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import abc
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.tools._schema import RISK_LEVELS, parameter_schema
+from agent.toolkit.schema import RISK_LEVELS, parameter_schema
 
 __all__ = ["BaseTool", "ToolManifest", "ToolResult"]
 
@@ -137,12 +137,20 @@ class BaseTool(abc.ABC):
         """Return False to keep the tool out of the registry (a missing dependency, disabled, ...)."""
         return True
 
+    def same_value(self, param: str, expected: Any, got: Any) -> bool | None:
+        """Optional: whether ``got`` is as good as ``expected`` for ``param``, by this tool's own rule,
+        when ``riverse tools eval`` scores a decision (``17*23`` and ``17 × 23`` are the same
+        expression). None leaves it to the usual comparison (numbers as numbers, text by content)."""
+        return None
+
     # Helpers for tool authors; none of them is required by the contract.
-    def tool_config(self) -> dict:
-        """This tool's own settings section, ``config["tools"][name]`` (empty when absent)."""
+    def tool_config(self, name: str | None = None) -> dict:
+        """This tool's own settings section, ``config["tools"][name]`` (empty when absent). ``name``
+        defaults to the manifest's; pass it when calling from ``manifest()`` itself."""
         config = getattr(self, "config", None) or {}
-        section = (config.get("tools") or {}).get(self.manifest().name)
-        return section if isinstance(section, dict) else {}
+        tools = config.get("tools") if isinstance(config, Mapping) else None
+        section = tools.get(name or self.manifest().name) if isinstance(tools, Mapping) else None
+        return dict(section) if isinstance(section, Mapping) else {}
 
     @property
     def language(self) -> str:

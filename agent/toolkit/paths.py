@@ -24,8 +24,8 @@ from pathlib import Path
 
 from bs4.dammit import UnicodeDammit
 
-from agent.tools._base import ToolResult
-from agent.tools._i18n_text import failure
+from agent.toolkit.base import ToolResult
+from agent.toolkit.texts import failure
 
 DEFAULT_ROOT = "~/Documents"
 

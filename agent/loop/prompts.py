@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterable
 
-from agent.tools._base import ToolManifest
+from agent.i18n import pick
+from agent.toolkit.base import ToolManifest
+
 
 SYSTEM = {
     "en": (
@@ -72,22 +73,6 @@ BUDGET_EXHAUSTED = {
     "zh": "已经进行了 {steps} 轮工具调用仍未得到答案，我先停下了。请换个更具体的问法再试。",
     "ja": "{steps} 回ツールを呼び出しても答えにたどり着けなかったため、止めました。もう少し具体的に聞いてみてください。",
 }
-
-
-def detect_language(text: str, default: str = "en") -> str:
-    """The language of a message among en/zh/ja, from its script: kana means Japanese, other CJK
-    ideographs Chinese, Latin letters English; ``default`` when there are no letters at all."""
-    if re.search(r"[\u3040-\u30ff]", text):
-        return "ja"
-    if re.search(r"[\u3400-\u9fff]", text):
-        return "zh"
-    if re.search(r"[A-Za-z]", text):
-        return "en"
-    return default
-
-
-def pick(table: dict[str, str], language: str) -> str:
-    return table.get(language) or table["en"]
 
 
 def describe_tools(manifests: Iterable[ToolManifest]) -> str:

@@ -15,8 +15,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from agent.tools._base import ToolManifest, ToolResult
-from agent.tools._schema import ParameterError, coerce_params
+from agent.toolkit.base import ToolManifest, ToolResult
+from agent.toolkit.schema import ParameterError, coerce_params
 
 # ok: the tool succeeded; failed: it returned success=False; error: it raised or returned garbage;
 # timeout; unknown: no such tool; invalid: bad parameters; refused: the user (or policy) said no.

@@ -21,14 +21,15 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-import yaml
-
+from agent.config import read_yaml
 from agent.errors import RiverseError
-from agent.tools._base import ToolManifest
-from agent.scoring import value_matches
-from agent.tools._schema import ParameterError, coerce_params
+from agent.toolkit.base import ToolManifest
+from agent.evaluation.scoring import params_match
+
+if TYPE_CHECKING:
+    from agent.loop.agent import Agent
 
 
 class CasesError(RiverseError):
@@ -156,7 +157,7 @@ def _number(value: float) -> float | None:
     return None if math.isnan(value) else round(value, 4)
 
 
-def decide(agent: Any, message: str) -> tuple[str | None, dict[str, Any]]:
+def decide(agent: "Agent", message: str) -> tuple[str | None, dict[str, Any]]:
     """The tool (or None) and parameters the agent's model chooses first for ``message``.
 
     The model gets exactly what a chat turn would send it first; nothing is stored and no tool runs.
@@ -185,14 +186,7 @@ def load_cases(path: str | Path) -> list[Case]:
     """Read a YAML list of ``{message, tool (or null), params}``; an ``id`` names the case in the
     report, other keys are ignored."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CasesError(f"cannot read cases file {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise CasesError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax") from None
+    data = read_yaml(path, CasesError, "cases file")
     if isinstance(data, dict) and isinstance(data.get("cases"), list):
         data = data["cases"]
     if not isinstance(data, list):
@@ -217,34 +211,8 @@ def load_cases(path: str | Path) -> list[Case]:
     return cases
 
 
-def params_match(manifest: ToolManifest, expected: dict[str, Any], chosen: dict[str, Any]) -> bool:
-    """True when every expected parameter was chosen with an acceptable value, after the same coercion
-    the runner applies (see :func:`agent.scoring.value_matches`: text compared without case, width or
-    extra space and either containing the other; calculator expressions and unit names by what they
-    mean). An expected list for a parameter that is not an array lists acceptable alternatives."""
-    try:
-        got = coerce_params(manifest, chosen)
-    except ParameterError:
-        return False
-    types = manifest.parameter_types or {}
-    for name, want in expected.items():
-        if name not in got:
-            return False
-        alternatives = want if isinstance(want, list) and types.get(name) not in ("array", "list") else [want]
-        if not any(value_matches(manifest.name, name, _coerced(manifest, name, alt), got[name]) for alt in alternatives):
-            return False
-    return True
-
-
-def _coerced(manifest: ToolManifest, name: str, value: Any) -> Any:
-    try:
-        return coerce_params(manifest, {name: value}).get(name, value)
-    except ParameterError:
-        return value
-
-
 def evaluate(
-    agent: Any, cases: Iterable[Case], on_result: Callable[[CaseResult], None] | None = None
+    agent: "Agent", cases: Iterable[Case], on_result: Callable[[CaseResult], None] | None = None
 ) -> EvalReport:
     """Ask the model for each case's decision and score it. Cases whose expected tool is not
     available are skipped (they could only fail) and listed in the report."""
@@ -257,7 +225,8 @@ def evaluate(
         tool, params = decide(agent, case.message)
         result = CaseResult(case, tool, params, time.perf_counter() - started)
         if result.correct and case.tool is not None and case.params:
-            result.params_ok = params_match(agent.registry.entry(case.tool).manifest, case.params, params)
+            entry = agent.registry.entry(case.tool)
+            result.params_ok = params_match(entry.manifest, case.params, params, entry.tool)
         report.results.append(result)
         if on_result:
             on_result(result)

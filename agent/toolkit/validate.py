@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.tools._schema import RISK_LEVELS, describe_type_problem
+from agent.i18n import detect_language
+from agent.toolkit.schema import RISK_LEVELS, describe_type_problem
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
@@ -20,7 +21,7 @@ class ManifestProblem:
 
 def manifest_problems(manifest: Any, language: str | None = None) -> list[ManifestProblem]:
     """Everything wrong with a manifest. Errors keep the tool out of the registry; warnings do not."""
-    from agent.tools._base import ToolManifest
+    from agent.toolkit.base import ToolManifest
 
     out: list[ManifestProblem] = []
 
@@ -104,7 +105,7 @@ def manifest_problems(manifest: Any, language: str | None = None) -> list[Manife
 
     if language and isinstance(examples, (list, tuple)) and isinstance(manifest.description, str):
         texts = [manifest.description, *[e for e in examples if isinstance(e, str)]]
-        detected = {guess_language(t) for t in texts if t.strip()}
+        detected = {detect_language(t, default="") for t in texts if t.strip()}
         detected.discard(None)
         if detected and language not in detected:
             warning(
@@ -127,18 +128,4 @@ def execute_problem(tool: Any) -> str | None:
             f"execute{signature} cannot be called as execute(params); "
             "define it as 'def execute(self, params: dict) -> ToolResult'"
         )
-    return None
-
-
-def guess_language(text: str) -> str | None:
-    """A cheap guess among en/zh/ja from the script of the characters."""
-    kana = sum(1 for ch in text if "\u3040" <= ch <= "\u30ff")
-    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    if kana:
-        return "ja"
-    if han:
-        return "zh"
-    if latin:
-        return "en"
     return None

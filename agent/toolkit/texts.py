@@ -10,27 +10,15 @@ from decimal import Context, Decimal
 from fractions import Fraction
 from typing import Mapping
 
-from agent.tools._base import ToolResult
+from agent.i18n import pick
+from agent.toolkit.base import ToolResult
 
 Texts = Mapping[str, str]
-
-
-def pick(texts: Texts, language: str, **values: object) -> str:
-    """The text for ``language`` (English when missing), filled with ``values``."""
-    template = texts.get(language) or texts["en"]
-    return template.format(**values) if values else template
 
 
 def failure(texts: Texts, language: str, **values: object) -> ToolResult:
     """A failed ``ToolResult`` whose error is the localized text."""
     return ToolResult(success=False, data="", error=pick(texts, language, **values))
-
-
-def tool_section(config: Mapping, name: str) -> Mapping:
-    """``config["tools"][name]`` when it is a dict, else an empty dict."""
-    tools = config.get("tools") or {}
-    section = tools.get(name) if isinstance(tools, Mapping) else None
-    return section if isinstance(section, Mapping) else {}
 
 
 def format_number(value: Fraction | Decimal | int, digits: int) -> str:

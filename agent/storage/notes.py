@@ -19,7 +19,7 @@ import time
 import unicodedata
 from dataclasses import dataclass
 
-from agent.storage import Store
+from agent.storage.sqlite import SQLiteStore
 
 MAX_TERMS = 32
 
@@ -93,9 +93,9 @@ def keywords(query: str) -> list[str]:
 
 
 class NoteStore:
-    """Add, list, search and delete notes through a :class:`~agent.storage.Store`'s connection."""
+    """Add, list, search and delete notes through a :class:`~agent.storage.sqlite.SQLiteStore`'s connection."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: SQLiteStore):
         self.db = store.db
 
     def add(self, text: str) -> Note:

@@ -1,4 +1,4 @@
-"""``riverse tools new``: a ready tool file and its test, from the templates in ``agent/templates``.
+"""``riverse tools new``: a ready tool file and its test, from the templates in ``agent/toolkit/templates``.
 
 The tool file follows the spec's template (one ``BaseTool`` subclass with ``manifest()`` and
 ``execute()``); its manifest texts and comments are in the chosen language. The test goes into a
@@ -16,7 +16,7 @@ from string import Template
 
 from agent.errors import RiverseError
 from agent.i18n import t
-from agent.tools._validate import NAME_RE
+from agent.toolkit.validate import NAME_RE
 
 # Texts of the generated files; ``{name}`` is the tool's name.
 TEXTS: dict[str, dict[str, str]] = {
@@ -91,7 +91,7 @@ def class_name(name: str) -> str:
 
 
 def _render(template: str, values: dict[str, str]) -> str:
-    text = resources.files("agent").joinpath("templates", template).read_text(encoding="utf-8")
+    text = resources.files("agent.toolkit").joinpath("templates", template).read_text(encoding="utf-8")
     return Template(text).substitute(values)
 
 

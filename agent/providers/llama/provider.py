@@ -10,7 +10,7 @@ Two ways to use it:
 - :meth:`LocalProvider.complete`, the generic provider interface: the conversation is rendered with
   the model's own chat template, the answer is streamed, and ``json_schema`` becomes a grammar.
 - :meth:`LocalProvider.open_reply`, a :class:`ReplyCursor` on the assistant's reply, for the router
-  (``agent.routing``): it scores options for what comes next and writes the reply greedily, so a
+  (``agent.router``): it scores options for what comes next and writes the reply greedily, so a
   tool decision costs a few forward passes instead of a sampled JSON document. The model's context
   holds several sequences in one KV cache, so the branches of a choice (``file_list`` / ``file_read``
   after ``file``) are evaluated side by side, in the same pass as the user's message.
@@ -34,8 +34,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent.model_files import ensure_default_model, verify_model_file
-from agent.providers.base import Completion, ProviderError, TextCallback
+from agent.providers.llama.model_files import ensure_default_model, verify_model_file
+from agent.config import Settings
+from agent.providers.base import Capabilities, Completion, ProviderError, TextCallback
 
 INSTALL_HINT = "pip install 'llama-cpp-python==0.3.36'"
 #: prefix snapshots kept on disk (about 12 KB per token with the default model)
@@ -45,7 +46,7 @@ MAX_SNAPSHOTS = 6
 #: how many of the likeliest tokens a copied value may choose from at each step
 COPY_CANDIDATES = 200
 #: the default model's vectors of the built-in tools' texts (made by ``bench/routing/shipped_vectors.py``)
-SHIPPED_VECTORS = Path(__file__).resolve().parent.parent / "data" / "default-model-vectors.npz"
+SHIPPED_VECTORS = Path(__file__).resolve().parent / "data" / "default-model-vectors.npz"
 #: sequences of the model's context: the most branch points of a choice evaluated in one pass, less one
 BRANCH_SEQUENCES = 16
 #: context size of the embedding context (longer texts are cut to it)
@@ -408,10 +409,11 @@ class LocalProvider:
     """An in-process llama.cpp model; see the module docstring."""
 
     name = "local"
-    supports_native_tools = False
-    preferred_protocol = "router"
-    #: one generation at a time (the server queues requests for it first come, first served)
-    concurrency = 1
+    #: scored decoding, sentence vectors and a kept prompt prefix; one generation at a time (the
+    #: server queues requests for it first come, first served); decisions by the router
+    capabilities = Capabilities(
+        scored_decoding=True, sentence_vectors=True, prefix_cache=True, concurrency=1, preferred_protocol="router"
+    )
 
     def __init__(
         self,
@@ -836,7 +838,7 @@ def _plain(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def from_settings(settings: Any) -> LocalProvider:
+def from_settings(settings: Settings) -> LocalProvider:
     llm = settings.llm
     return LocalProvider(
         llm.model_path,

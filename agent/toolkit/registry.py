@@ -29,12 +29,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from agent.tools._base import BaseTool, ToolManifest
-from agent.tools._validate import execute_problem, manifest_problems
+from agent.config import Settings, tool_sections
+from agent.toolkit.base import BaseTool, ToolManifest
+from agent.toolkit.validate import execute_problem, manifest_problems
 
 ENTRY_POINT_GROUP = "riverse.tools"
 _FAILED = object()  # what a guarded call of a tool author's method returns when it raised
-BUILTIN_DIR = Path(__file__).resolve().parent
+BUILTIN_DIR = Path(__file__).resolve().parent.parent / "tools"  # agent/tools: the built-in tools
 
 # Precedence of sources (higher wins).
 BUILTIN, PACKAGE, SETTINGS, USER = 0, 1, 2, 3
@@ -221,10 +222,10 @@ class ToolRegistry:
         self.refresh()
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "ToolRegistry":
+    def from_settings(cls, settings: Settings) -> "ToolRegistry":
         """The registry that the CLI and the server use: built-ins, packages, settings folders, user folder."""
         return cls(
-            settings.tool_config(),
+            settings.config_for_tools(),
             folders=settings.tool_folders,
             user_folder=settings.user_tools_dir,
         )
@@ -442,14 +443,9 @@ class ToolRegistry:
                     entries.append(entry)
         return _FileState((0, 0), entries, problems)
 
-    def _tool_config(self) -> dict:
-        config = dict(self.config)
-        sections = {}
-        for name, section in (self.config.get("tools") or {}).items():
-            # "name: false" is short for "name: {enabled: false}"; "name:" (null) for "name: {}"
-            sections[name] = {"enabled": section} if isinstance(section, bool) else ({} if section is None else section)
-        config["tools"] = sections
-        return config
+    def _expanded_config(self) -> dict:
+        """The config dict with the short forms of its tool sections written out."""
+        return {**self.config, "tools": tool_sections(self.config.get("tools") or {})}
 
     def _instantiate(
         self, cls: type, path: Path, rank: int, origin: str, problems: list[LoadProblem]
@@ -461,7 +457,7 @@ class ToolRegistry:
             if not (cls.__name__.startswith(("_", "Base", "Abstract"))):
                 problems.append(LoadProblem(str(path), f"does not implement {missing}(); a tool needs manifest() and execute()", **where))
             return None
-        config = self._tool_config()
+        config = self._expanded_config()
 
         def guarded(what: str, fn: Any) -> Any:
             """Call a tool author's method; anything it raises (even SystemExit) becomes a problem."""

@@ -11,23 +11,19 @@ import sqlite3
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.migrations import migrate
+from agent.storage.base import StoredMessage
+from agent.storage.migrations import migrate
 
-
-@dataclass
-class StoredMessage:
-    id: int
-    conversation_id: str
-    role: str
-    content: str
-    created_at: float
+if TYPE_CHECKING:
+    from agent.toolkit.runtime import ToolOutcome
 
 
-class Store:
+class SQLiteStore:
+    """The :class:`~agent.storage.base.Store` in one SQLite file (or ``:memory:``)."""
+
     def __init__(self, path: str | Path = ":memory:"):
         self.path = str(path)
         if self.path != ":memory:":
@@ -123,7 +119,7 @@ class Store:
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
 
     # --------------------------------------------------------------- tool calls
-    def add_tool_call(self, cid: str | None, outcome: Any) -> int:
+    def add_tool_call(self, cid: str | None, outcome: ToolOutcome) -> int:
         cur = self._execute(
             "INSERT INTO tool_calls (conversation_id, name, params, success, status, data, error, duration_ms, approval, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

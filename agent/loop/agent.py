@@ -1,0 +1,130 @@
+"""The agent loop: the model sees the manifests, calls tools, gets their results, answers.
+
+One turn: store the user's message → the model decides (native function calling, or the JSON
+protocol in the prompt) → the tool calls run (in parallel, each with a timeout) → their results are
+injected into the context → the model answers or calls more tools, for at most ``max_steps`` rounds;
+then it must answer. Everything that goes wrong with a tool or with the model's output becomes a
+failed result the model sees, or a notice; only an unreachable model stops a turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.i18n import pick, detect_language
+from agent.loop import prompts
+from agent.loop.events import Event, EventCallback, Reply, TurnResult
+from agent.loop.protocols import JsonProtocol, ToolProtocol, make_protocol
+from agent.providers.base import Provider, ToolsUnsupportedError, capabilities_of
+from agent.storage import Store, open_store
+from agent.toolkit.base import ToolManifest, answering_in
+from agent.toolkit.runtime import ToolOutcome, ToolRunner
+
+
+class Agent:
+    """One user's agent: a provider, a tool registry, a runner and a store."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        registry: Any,
+        *,
+        runner: ToolRunner | None = None,
+        store: Store | None = None,
+        language: str = "en",
+        tool_protocol: str = "auto",
+        max_steps: int = 4,
+        history_turns: int = 8,
+        parallel_tools: bool = True,
+    ):
+        self.provider = provider
+        self.registry = registry
+        self.runner = runner or ToolRunner(registry)
+        self.store = store or open_store(":memory:")
+        self.language = language
+        self.tool_protocol = tool_protocol
+        self.max_steps = max_steps
+        self.history_turns = history_turns
+        self.parallel_tools = parallel_tools
+        self._protocol: ToolProtocol | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Any, provider: Provider, registry: Any, store: Store, approver=None) -> "Agent":
+        return cls(
+            provider,
+            registry,
+            runner=ToolRunner.from_settings(registry, settings, approver),
+            store=store,
+            language=settings.language,
+            tool_protocol=settings.llm.tool_protocol,
+            max_steps=settings.llm.max_steps,
+            history_turns=settings.llm.history_turns,
+            parallel_tools=settings.runtime.parallel_tools,
+        )
+
+    @property
+    def protocol(self) -> ToolProtocol:
+        if self._protocol is None:
+            name = self.tool_protocol
+            if name == "auto":
+                capabilities = capabilities_of(self.provider)
+                name = capabilities.preferred_protocol or ("native" if capabilities.native_tools else "json")
+            self._protocol = make_protocol(name)
+        return self._protocol
+
+    def ask(self, text: str, conversation_id: str | None = None, on_event: EventCallback | None = None) -> TurnResult:
+        with answering_in(detect_language(text, self.language)):
+            return self._ask(text, conversation_id, on_event)
+
+    def _ask(self, text: str, conversation_id: str | None, on_event: EventCallback | None) -> TurnResult:
+        emit = on_event or (lambda event: None)
+        cid = self.store.ensure_conversation(conversation_id)
+        history = self.store.history(cid, self.history_turns)
+        self.store.add_message(cid, "user", text)
+        manifests = self.registry.manifests()
+        messages = self.opening_messages(text, manifests, history)
+        outcomes: list[ToolOutcome] = []
+        reply = Reply()
+        step = 0
+        for step in range(1, self.max_steps + 2):
+            final = step > self.max_steps
+            if final:
+                messages.append({"role": "user", "content": pick(prompts.FINAL_ONLY, self.language)})
+            reply = self._next(messages, [] if final else manifests, emit)
+            if not reply.calls or final:
+                break
+            calls = [(c.name, c.arguments, c.id or f"call_{step}_{i}") for i, c in enumerate(reply.calls)]
+            for name, params, _ in calls:
+                emit(Event("tool_start", name=name, params=params if isinstance(params, dict) else {"_raw": params}))
+            results = self.runner.run_many(calls, parallel=self.parallel_tools)
+            for outcome in results:
+                self.store.add_tool_call(cid, outcome)
+                emit(Event("tool_end", name=outcome.name, params=outcome.params, outcome=outcome))
+            outcomes.extend(results)
+            self.protocol.inject(messages, reply, results, self.language)
+        answer = reply.text or ""
+        if reply.calls and not answer:  # still calling tools after the budget: say so instead of nothing
+            answer = pick(prompts.BUDGET_EXHAUSTED, self.language).format(steps=self.max_steps)
+            emit(Event("notice", text=answer))
+            emit(Event("text", text=answer))
+        self.store.add_message(cid, "assistant", answer)
+        return TurnResult(answer, outcomes, cid, self.protocol.name, step)
+
+    def opening_messages(self, text: str, manifests: list[ToolManifest], history: list[dict] | None = None) -> list[dict]:
+        """What the model is sent first in a turn (also what ``riverse tools eval`` asks it)."""
+        return [
+            {"role": "system", "content": self.protocol.system_prompt(self.language, manifests)},
+            *(history or []),
+            {"role": "user", "content": text},
+        ]
+
+    def _next(self, messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
+        try:
+            return self.protocol.next(self, messages, manifests, emit)
+        except ToolsUnsupportedError as exc:
+            if self.tool_protocol != "auto" or self.protocol.name != "native":
+                raise
+            emit(Event("notice", text=f"{exc}; switching to the JSON tool protocol"))
+            self._protocol = JsonProtocol()
+            messages[0] = {"role": "system", "content": self._protocol.system_prompt(self.language, manifests)}
+            return self._protocol.next(self, messages, manifests, emit)

@@ -1,0 +1,175 @@
+"""The router's decision: which tool (or none), scored from the model's probabilities, then its
+parameters written into a frame of the tool's real keys."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.loop.replies import parse_reply
+from agent.providers.base import (
+    Provider,
+    ReplyCursor,
+    ScoredDecoding,
+    SentenceVectors,
+    prefix_cache,
+    scored_decoding,
+    sentence_vectors,
+)
+from agent.router.options import RouterOptions
+from agent.router.prompt import LINK, Decision, DecisionPrompt, enum_values
+from agent.router.values import clean_value, foreign, opening, respelled, rewrite, unstated, value_filters
+from agent.toolkit.base import ToolManifest
+
+
+class Router:
+    """Makes tool decisions for a message; caches one :class:`DecisionPrompt` per manifest set."""
+
+    def __init__(self, options: RouterOptions | None = None):
+        self.options = options or RouterOptions()
+        self._prompts: dict[str, DecisionPrompt] = {}
+
+    def prompt(self, manifests: list[ToolManifest], language: str) -> DecisionPrompt:
+        key = json.dumps([language, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
+        if key not in self._prompts:
+            if len(self._prompts) > 8:
+                self._prompts.clear()
+            self._prompts[key] = DecisionPrompt(manifests, language, self.options)
+        return self._prompts[key]
+
+    def prepare(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
+        """Evaluate and keep the fixed prompt for these manifests now (providers with a
+        :class:`~agent.providers.base.PrefixCache`), so that the first decision is as fast as the
+        others. Returns whether there was work to do."""
+        cache = prefix_cache(provider)
+        if cache is None or self.is_prepared(provider, manifests, language):
+            return False
+        prompt = self.prompt(manifests, language)
+        cache.prepare_prefix(prompt.prefix)
+        vectors = self._vectors(provider)
+        if vectors is not None:
+            prompt.examples.prepare(vectors)
+        prompt.kept_by.add(provider)
+        return True
+
+    def _vectors(self, provider: Provider) -> SentenceVectors | None:
+        """The provider's sentence vectors, when it has them and the decision weighs them."""
+        return sentence_vectors(provider) if self.options.vector_weight else None
+
+    def is_prepared(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
+        """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
+        Asks the provider once; a prompt it has kept is remembered."""
+        prompt = self.prompt(manifests, language)
+        if provider not in prompt.kept_by:
+            cache = prefix_cache(provider)
+            if cache is not None and not cache.has_prefix(prompt.prefix):
+                return False
+            vectors = self._vectors(provider)
+            if vectors is not None and not prompt.examples.is_ready(vectors):
+                return False
+            prompt.kept_by.add(provider)
+        return True
+
+    def decide(self, provider: Provider, manifests: list[ToolManifest], text: str, language: str) -> Decision:
+        """The decision for ``text``. Provider errors propagate; unreadable output becomes ``Decision.error``."""
+        prompt = self.prompt(manifests, language)
+        scored = scored_decoding(provider)
+        if scored is not None:
+            return self._decide_scored(scored, self._vectors(provider), prompt, text)
+        return self._decide_schema(provider, prompt, text)
+
+    def _decide_scored(
+        self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt, text: str
+    ) -> Decision:
+        options = self.options
+        with provider.open_reply(prompt.messages(text), keep=len(prompt.prefix)) as cursor:
+            quote = "" if options.model_quotes else ' "'  # the opening quote: forced, or part of each option
+            cursor.extend('{"tool":' + quote)
+            labels = {f'{opening(quote)}{name}"': name for name in [*prompt.manifests, prompt.none]}
+            logprobs = cursor.option_logprobs(list(labels))
+            nearest = prompt.examples.scores(vectors, text) if vectors is not None else {}
+            scores = {
+                name: logprobs[label]
+                + options.vector_weight * nearest.get(name, 0.0)
+                + (
+                    options.none_bias
+                    if name == prompt.none
+                    else (options.link_weight if name in prompt.link_tools and LINK.search(text) else 0.0)
+                )
+                for label, name in labels.items()
+            }
+            chosen = max(scores, key=lambda name: scores[name])
+            model = {name: logprobs[label] for label, name in labels.items()}
+            no_tool = Decision(None, scores=scores, logprobs=model, nearest=nearest)
+            if chosen == prompt.none:
+                return no_tool
+            manifest = prompt.manifests[chosen]
+            cursor.extend(f'{opening(quote)}{chosen}", "params": {{')
+            params: dict[str, Any] = {}
+            for i, key in enumerate(manifest.parameters):
+                values = enum_values(manifest, key)
+                cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ":" + quote)
+                if values:
+                    value_scores = cursor.option_logprobs([f'{opening(quote)}{v}"' for v in values])
+                    value = max(values, key=lambda v: value_scores[f'{opening(quote)}{v}"'])
+                    cursor.extend(f'{opening(quote)}{value}"')
+                else:
+                    value = self._value(cursor, manifest, key, text)
+                if value:
+                    params[key] = value
+                elif key in manifest.required:  # nothing in the message for it: the tool cannot be what was meant
+                    return no_tool
+        return Decision(chosen, params, scores, model, nearest)
+
+    def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
+        value = self._written_value(cursor, manifest, key, text)
+        if key not in manifest.required and len(value) == 1 and value.isalpha():
+            return ""  # one letter picked out of a sentence (日 of 今日, e of "time") is not a value worth stating
+        return value
+
+    def _written_value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
+        """Write one parameter value. A value in another script than the message (a name the model
+        translated, e.g. Tokyo for 东京), or a Chinese/Japanese word the message does not contain, is
+        written again, copied from the message."""
+        options = self.options
+        start = cursor.mark()
+        filters = value_filters(manifest, key, text, options)
+        if options.model_quotes:
+            filters["opening"] = ' "'
+        value = clean_value(cursor.until('"', options.max_value_tokens, **filters))
+        if options.copy_foreign and "copy_from" not in filters and (foreign(value, text) or unstated(value, text)):
+            cursor.rewind(start)
+            copied = clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
+            if copied and (foreign(value, copied) or not foreign(copied, text)):  # the message's own words
+                return copied
+            rewrite(cursor, start, value, "opening" in filters)
+        elif options.copy_foreign and "allowed" not in filters and (as_said := respelled(value, text)) != value:
+            rewrite(cursor, start, as_said, "opening" in filters)
+            return as_said
+        return value
+
+    def _decide_schema(self, provider: Provider, prompt: DecisionPrompt, text: str) -> Decision:
+        completion = provider.complete(prompt.messages(text), json_schema=prompt.schema(), max_tokens=200)
+        if completion.tool_calls:  # a provider may answer with a structured call anyway
+            call = completion.tool_calls[0]
+            return self._validated(prompt, call.name, call.arguments)
+        parsed = parse_reply(completion.text)
+        if parsed.kind == "calls":
+            call = parsed.calls[0]
+            return self._validated(prompt, call.name, call.arguments)
+        if parsed.kind == "malformed":
+            return Decision(None, error=parsed.error)
+        return Decision(None)  # {"tool": "none"}, or plain text: no tool
+
+    @staticmethod
+    def _validated(prompt: DecisionPrompt, name: str, arguments: Any) -> Decision:
+        if name == prompt.none:
+            return Decision(None)
+        manifest = prompt.manifests.get(name)
+        if manifest is None:
+            known = ", ".join(prompt.manifests)
+            return Decision(None, error=f"unknown tool {name!r}; the tools are: {known}")
+        if not isinstance(arguments, dict):
+            return Decision(None, error=f"the parameters of {name} are not a JSON object: {str(arguments)[:80]!r}")
+        params = {k: v for k, v in arguments.items() if k in manifest.parameters and v not in (None, "")}
+        return Decision(name, params)

@@ -1,0 +1,21 @@
+"""The router's levers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RouterOptions:
+    """The decision's levers. The defaults are the values ``bench/routing/run.py`` supports."""
+
+    few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
+    shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
+    none_bias: float = 0.5  # added to the log-probability of "no tool"
+    vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors
+    copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
+    copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
+    copy_numbers: bool = True  # a required number, when the message has digits: copied from the message
+    max_value_tokens: int = 40  # per parameter value
+    link_weight: float = 6.0  # added to tools with a required "format": "uri" parameter when the message has a link
+    model_quotes: bool = True  # opening quotes written with what follows (``"(``, ``"/`` are single tokens)

@@ -1,0 +1,111 @@
+"""The router's prompt for one set of manifests, and what a decision is."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.i18n import pick
+from agent.providers.base import Provider
+from agent.router.options import RouterOptions
+from agent.router.texts import INSTRUCTIONS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
+from agent.router.vectors import ExampleVectors, examples_of
+from agent.toolkit.base import ToolManifest
+from agent.toolkit.schema import parameter_schema
+
+
+@dataclass
+class Decision:
+    """Which tool (None: no tool) with which parameters, and the scores it was chosen by."""
+
+    tool: str | None
+    params: dict[str, Any] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)  # per option: what the choice compared
+    logprobs: dict[str, float] = field(default_factory=dict)  # the model's part of it
+    nearest: dict[str, float] = field(default_factory=dict)  # per option: its best example similarity
+    error: str = ""
+
+
+class DecisionPrompt:
+    """The router's prompt for one set of manifests: a fixed prefix (instructions and few-shot turns)
+    followed by the user's message."""
+
+    def __init__(self, manifests: list[ToolManifest], language: str, options: RouterOptions):
+        self.manifests = {m.name: m for m in manifests}
+        self.kept_by: weakref.WeakSet[Provider] = weakref.WeakSet()  # providers known to keep this prompt's state
+        self.none = "none" if "none" not in self.manifests else "no_tool"
+        listing = "\n".join(_describe(m) for m in manifests)
+        text = pick(INSTRUCTIONS, language).format(tools=listing, none=self.none)
+        self.prefix: list[dict[str, str]] = [{"role": "system", "content": text}]
+        if options.few_shot:
+            for message, tool in _shots(manifests, self.none, options.shots_per_tool):
+                self.prefix.append({"role": "user", "content": message})
+                self.prefix.append({"role": "assistant", "content": json.dumps({"tool": tool}, ensure_ascii=False)})
+        self.examples = ExampleVectors({**{m.name: examples_of(m) or [m.description] for m in manifests}, self.none: NO_TOOL_MESSAGES})
+        # tools that take a link: a message with one is evidence for them
+        self.link_tools = {m.name for m in manifests if any(is_link(m, key) for key in m.required)}
+
+    def messages(self, text: str) -> list[dict[str, str]]:
+        return [*self.prefix, {"role": "user", "content": text}]
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of a decision: a real tool with only its own parameters, or none."""
+        choices: list[dict[str, Any]] = [
+            {
+                "type": "object",
+                "properties": {
+                    "tool": {"const": m.name},
+                    "params": {
+                        "type": "object",
+                        "properties": {key: value_schema(m, key) for key in m.parameters},
+                        "additionalProperties": False,
+                    },
+                },
+                "required": ["tool", "params"],
+            }
+            for m in self.manifests.values()
+        ]
+        choices.append({"type": "object", "properties": {"tool": {"const": self.none}}, "required": ["tool"]})
+        return {"anyOf": choices}
+
+
+def _describe(m: ToolManifest) -> str:
+    """One line per tool: name, parameter names, description (longer listings scored worse)."""
+    return f"- {m.name}({', '.join(m.parameters or {})}): {m.description}"
+
+
+def _shots(manifests: list[ToolManifest], none: str, per_tool: int) -> list[tuple[str, str]]:
+    """Few-shot turns, interleaved (first example of every tool, some no-tool messages, the second
+    examples, ...) so that no tool sits closest to the question."""
+    examples = {m.name: examples_of(m) for m in manifests}
+    rounds = min(max((len(e) for e in examples.values()), default=0), per_tool)
+    per_round = math.ceil(len(NO_TOOL_SHOTS) / max(rounds, 1))
+    shots: list[tuple[str, str]] = []
+    for i in range(rounds):
+        shots.extend((examples[m.name][i], m.name) for m in manifests if i < len(examples[m.name]))
+        shots.extend((text, none) for text in NO_TOOL_SHOTS[i * per_round : (i + 1) * per_round])
+    return shots
+
+
+def value_schema(m: ToolManifest, key: str) -> dict[str, Any]:
+    schema = parameter_schema(m.parameter_types.get(key), str(m.parameters[key]))
+    schema.pop("description", None)
+    return schema
+
+
+LINK = re.compile(r"\bhttps?://\S+", re.IGNORECASE)
+
+
+def is_link(m: ToolManifest, key: str) -> bool:
+    return key in m.parameters and value_schema(m, key).get("format") in ("uri", "url", "iri")
+
+
+def enum_values(m: ToolManifest, key: str) -> list[str] | None:
+    values = value_schema(m, key).get("enum")
+    if isinstance(values, list) and values and all(isinstance(v, str) for v in values):
+        return values
+    return None

@@ -1,0 +1,119 @@
+"""The agent loop's protocol for small local models: one routed decision, then one grounded answer."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from agent.i18n import detect_language, pick
+from agent.loop import prompts
+from agent.loop.events import Event, EventCallback, Reply
+from agent.loop.protocols import NativeProtocol
+from agent.providers.base import Completion, ToolCallRequest
+from agent.router.decision import Router
+from agent.router.texts import ANSWER_LANGUAGE, GROUNDED, PREPARING, UNREADABLE
+from agent.toolkit.base import ToolManifest
+from agent.toolkit.runtime import ToolOutcome
+
+if TYPE_CHECKING:
+    from agent.loop.agent import Agent
+
+
+class RouterProtocol:
+    """The agent loop's protocol for small local models (``tool_protocol: router``).
+
+    One tool decision per user message (see the module docstring), then one grounded answer; the
+    answer never calls another tool (a 0.5B model does not chain tools reliably).
+    """
+
+    name = "router"
+    prepares_prompts = True
+
+    def __init__(self, router: Router | None = None):
+        self.router = router or Router()
+
+    def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
+        return pick(prompts.SYSTEM, language)
+
+    def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
+        """Prepare the tool prompt of each language ahead of the first message (see
+        :meth:`Router.prepare`); returns, per language, whether it had to be evaluated."""
+        done = {}
+        for language in languages:
+            manifests = _in_language(agent, agent.registry.manifests(), language)
+            done[language] = self.router.prepare(agent.provider, manifests, language) if manifests else False
+        return done
+
+    def next(self, agent: "Agent", messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
+        question, position, tools_ran = _turn(messages)
+        language = detect_language(question, agent.language)
+        if tools_ran:
+            return self._answer(agent, _grounded(messages, question, position, language), emit)
+        if manifests:
+            manifests = _in_language(agent, manifests, language)
+            if not self.router.is_prepared(agent.provider, manifests, language):
+                emit(Event("notice", text=pick(PREPARING, language)))
+            decision = self.router.decide(agent.provider, manifests, question, language)
+            if decision.error:
+                emit(Event("notice", text=pick(UNREADABLE, agent.language).format(error=decision.error)))
+            elif decision.tool is not None:
+                call = ToolCallRequest(name=decision.tool, arguments=decision.params, id="call_router")
+                return Reply(calls=[call], raw=Completion(tool_calls=[call]))
+        answer_messages = list(messages)
+        answer_messages[0] = {"role": "system", "content": f"{messages[0]['content']} {pick(ANSWER_LANGUAGE, language)}"}
+        return self._answer(agent, answer_messages, emit)
+
+    @staticmethod
+    def _answer(agent: "Agent", messages: list[dict], emit: EventCallback) -> Reply:
+        completion = agent.provider.complete(messages, on_text=lambda piece: emit(Event("text", text=piece)))
+        return Reply(text=completion.text, raw=completion, streamed=True)
+
+    def inject(self, messages: list[dict], reply: Reply, outcomes: list[ToolOutcome], language: str) -> None:
+        """The calls and their results, as OpenAI-style assistant ``tool_calls`` and ``tool`` messages."""
+        NativeProtocol().inject(messages, reply, outcomes, language)
+
+
+def _in_language(agent: "Agent", manifests: list[ToolManifest], language: str) -> list[ToolManifest]:
+    """``manifests`` as their tools write them for ``language``: a 0.5B model matches a Chinese
+    message against Chinese descriptions and examples far better than against English ones.
+    Unchanged in the agent's own language."""
+    if language == agent.language:
+        return manifests
+    localized = {m.name: m for m in agent.registry.manifests(language)}
+    return [localized.get(m.name, m) for m in manifests]
+
+
+def _turn(messages: list[dict]) -> tuple[str, int, bool]:
+    """The user's question, its position, and whether tools already ran for it.
+
+    Stored history holds only plain user/assistant messages, so an assistant message with
+    ``tool_calls`` belongs to this turn and follows the question.
+    """
+    position = next((i for i in range(len(messages) - 1, 0, -1) if messages[i].get("tool_calls")), None)
+    tools_ran = position is not None
+    if position is None:
+        position = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), len(messages))
+    else:
+        position -= 1
+    content = messages[position].get("content") if position < len(messages) else ""
+    return (content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)), position, tools_ran
+
+
+def _grounded(messages: list[dict], question: str, position: int, language: str) -> list[dict]:
+    """The answer prompt after tools ran: system prompt, earlier turns, then question and results in one message."""
+    calls: dict[str, tuple[str, str]] = {}
+    for message in messages[position:]:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            calls[call.get("id", "")] = (function.get("name", "?"), function.get("arguments", "{}"))
+    lines = []
+    for message in messages[position + 1 :]:
+        if message.get("role") == "tool":
+            name, arguments = calls.get(message.get("tool_call_id", ""), ("?", "{}"))
+            lines.append(f"- {name}({arguments}): {message.get('content', '')}")
+    system = {"role": "system", "content": f"{messages[0]['content']} {pick(ANSWER_LANGUAGE, language)}"}
+    user = {
+        "role": "user",
+        "content": pick(GROUNDED, language).format(question=question, results="\n".join(lines)),
+    }
+    return [system, *messages[1:position], user]

@@ -1,0 +1,50 @@
+"""Nearest-example retrieval on the model's own sentence vectors: the router's second opinion."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from agent.providers.base import SentenceVectors
+from agent.toolkit.base import ToolManifest
+
+
+def examples_of(m: ToolManifest) -> list[str]:
+    """The spec's ``examples`` and then the optional ``extra_examples``."""
+    return [*m.examples, *m.extra_examples]
+
+
+#: how a text is put to the model for its sentence vector: the model's state where it is about to
+#: sum the text up in one word (the "PromptEOL" template), which separates requests far better than
+#: the text alone or averaged token states (``bench/routing``)
+VECTOR_TEMPLATE = 'This sentence : "{text}" means in one word:"'
+
+
+class ExampleVectors:
+    """Nearest-example retrieval on the model's own sentence vectors (a :class:`SentenceVectors`
+    provider): an option's score is the best cosine similarity between the message and one of its
+    texts (a tool's examples, or its description when it has none). The texts' vectors are computed
+    once per model and kept by the provider."""
+
+    def __init__(self, documents: dict[str, list[str]]):
+        self.names = list(documents)
+        self.texts = [VECTOR_TEMPLATE.format(text=text) for name in self.names for text in documents[name]]
+        self.owners = [name for name in self.names for _ in documents[name]]
+        # per provider: the texts' vectors, one row each (forgotten with the provider)
+        self._matrices: weakref.WeakKeyDictionary[SentenceVectors, Any] = weakref.WeakKeyDictionary()
+
+    def is_ready(self, provider: SentenceVectors) -> bool:
+        return provider in self._matrices or provider.has_embedded(self.texts)
+
+    def prepare(self, provider: SentenceVectors) -> Any:
+        if provider not in self._matrices:
+            self._matrices[provider] = provider.embed(self.texts, keep=True)
+        return self._matrices[provider]
+
+    def scores(self, provider: SentenceVectors, text: str) -> dict[str, float]:
+        matrix = self.prepare(provider)
+        similarity = matrix @ provider.embed([VECTOR_TEMPLATE.format(text=text)])[0]
+        best: dict[str, float] = {}
+        for owner, value in zip(self.owners, similarity.tolist()):
+            best[owner] = max(best.get(owner, -1.0), value)
+        return best
