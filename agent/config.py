@@ -167,7 +167,7 @@ class Settings(_Section):
         return [Path(d).expanduser() for d in self.tool_dirs]
 
     def config_for_tools(self) -> dict[str, Any]:
-        """The dict handed to tools: the spec's shape (``language``, ``tools``) plus shared, non-secret keys.
+        """The dict handed to tools: the tool contract's shape (``language``, ``tools``) plus shared, non-secret keys.
 
         The registry narrows ``tools`` to each tool's own section.
         """

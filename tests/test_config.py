@@ -1,4 +1,4 @@
-"""Settings: one precedence order, errors that name the key, the spec's config shape for tools."""
+"""Settings: one precedence order, errors that name the key, the contract's config shape for tools."""
 
 from __future__ import annotations
 

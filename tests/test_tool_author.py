@@ -195,7 +195,7 @@ def test_check_on_the_spec_examples_reports_no_error(language):
     assert result.exit_code == 0, result.output
     assert ": error: " not in result.stdout
     assert "2 tool(s)" in result.stderr or "2 个工具" in result.stderr or "ツール 2 個" in result.stderr
-    # The spec's weather tool overrides the built-in one: a note, not a failure.
+    # The contract's example weather tool overrides the built-in one: a note, not a failure.
     assert "note: WeatherTool: user tool 'weather' overrides the built-in one" in result.stdout
 
 

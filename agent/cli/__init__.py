@@ -7,7 +7,7 @@ import sys
 import click
 
 from agent import __version__
-from agent.cli._common import RiverseGroup, State
+from agent.cli.common import RiverseGroup, State
 from agent.cli.author import check_tools, eval_tools, new_tool
 from agent.cli.chat import ask, chat
 from agent.cli.logs import logs

@@ -10,7 +10,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from agent.cli._common import State, console, pass_state, print_json
+from agent.cli.common import State, console, pass_state, print_json
 from agent.errors import RiverseError
 from agent.evaluation import EvalReport, evaluate, load_cases, manifest_cases
 from agent.i18n import t

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import click
+from rich.console import Console
 
-from agent.cli._common import State, console, pass_state, print_json, short
+from agent.app import App
+from agent.cli.common import State, console, pass_state, print_json, short
 from agent.errors import RiverseError
 from agent.i18n import t
-from agent.loop import Event
+from agent.loop import Agent, Event
+from agent.providers.base import prefix_cache
 from agent.toolkit.runtime import ApprovalRequest
 
 
@@ -76,13 +78,14 @@ def _print_tools(state: State) -> None:
         out.print(f"[bold]{m.name}[/bold] · {m.description}")
 
 
-def _prepare(app: Any, agent: Any, lang: str, err: Any) -> None:
+def _prepare(app: App, agent: Agent, lang: str, err: Console) -> None:
     """The embedded model and its tool prompt, loaded before the first message rather than during
     it. A failure is shown once here and again, with its context, by the message that needs the model."""
-    if not app.can_prepare(agent):
+    cache = prefix_cache(agent.provider)
+    if cache is None or not app.can_prepare(agent):
         return
     try:
-        agent.provider.load()  # assembling the model on first use shows its own progress bar
+        cache.load()  # assembling the model on first use shows its own progress bar
         with err.status(t("chat.preparing", lang)):
             app.prepare(agent, [lang])
     except RiverseError as exc:

@@ -7,7 +7,7 @@ import datetime as dt
 import click
 from rich.table import Table
 
-from agent.cli._common import State, console, pass_state, print_json, short
+from agent.cli.common import State, console, pass_state, print_json, short
 from agent.i18n import t
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agent.cli._common import State, console, pass_state, print_json
+from agent.cli.common import State, console, pass_state, print_json
 from agent.i18n import t
 from agent.providers.llama.model_files import (
     DEFAULT_MODEL_SHA256,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agent.cli._common import State, console, pass_state
+from agent.cli.common import State, console, pass_state
 from agent.i18n import t
 
 

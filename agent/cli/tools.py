@@ -8,7 +8,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from agent.cli._common import State, console, pass_state, print_json
+from agent.cli.common import State, console, pass_state, print_json
 from agent.i18n import t
 from agent.toolkit.runtime import ToolRunner
 

@@ -9,16 +9,16 @@ failed result the model sees, or a notice; only an unreachable model stops a tur
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent.i18n import pick, detect_language
+from agent.config import Settings
 from agent.loop import prompts
 from agent.loop.events import Event, EventCallback, Reply, TurnResult
 from agent.loop.protocols import JsonProtocol, ToolProtocol, make_protocol
 from agent.providers.base import Provider, ToolsUnsupportedError, capabilities_of
 from agent.storage import Store, open_store
 from agent.toolkit.base import ToolManifest, answering_in
-from agent.toolkit.runtime import ToolOutcome, ToolRunner
+from agent.toolkit.registry import ToolRegistry
+from agent.toolkit.runtime import Approver, ToolOutcome, ToolRunner
 
 
 class Agent:
@@ -27,7 +27,7 @@ class Agent:
     def __init__(
         self,
         provider: Provider,
-        registry: Any,
+        registry: ToolRegistry,
         *,
         runner: ToolRunner | None = None,
         store: Store | None = None,
@@ -49,7 +49,9 @@ class Agent:
         self._protocol: ToolProtocol | None = None
 
     @classmethod
-    def from_settings(cls, settings: Any, provider: Provider, registry: Any, store: Store, approver=None) -> "Agent":
+    def from_settings(
+        cls, settings: Settings, provider: Provider, registry: ToolRegistry, store: Store, approver: Approver | None = None
+    ) -> "Agent":
         return cls(
             provider,
             registry,

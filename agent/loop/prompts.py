@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from agent.i18n import pick
 from agent.toolkit.base import ToolManifest
 
 

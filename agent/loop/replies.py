@@ -67,34 +67,46 @@ def _loads_lenient(text: str) -> Any:
         raise ValueError("not valid JSON") from None
 
 
+_CLOSERS = {"{": "}", "[": "]"}
+
+
+def json_end(text: str, start: int = 0) -> int | None:
+    """Where the JSON object or array opened at ``text[start]`` ends (the index after its closing
+    brace or bracket), or None when it is not closed. Brackets inside strings do not count."""
+    opener = text[start] if start < len(text) else ""
+    closer = _CLOSERS.get(opener)
+    if closer is None:
+        return None
+    depth, in_str, esc = 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == opener:
+            depth += 1
+        elif ch == closer:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
 def _candidates(text: str) -> list[str]:
     """JSON-looking spans: fenced blocks first, then from the first brace or bracket to its match."""
     spans = [m.group(1).strip() for m in _FENCE.finditer(text)]
-    for opener, closer in (("{", "}"), ("[", "]")):
+    for opener in _CLOSERS:
         start = text.find(opener)
         if start == -1:
             continue
-        depth, in_str, esc = 0, False, False
-        for i in range(start, len(text)):
-            ch = text[i]
-            if in_str:
-                if esc:
-                    esc = False
-                elif ch == "\\":
-                    esc = True
-                elif ch == '"':
-                    in_str = False
-            elif ch == '"':
-                in_str = True
-            elif ch == opener:
-                depth += 1
-            elif ch == closer:
-                depth -= 1
-                if depth == 0:
-                    spans.append(text[start : i + 1])
-                    break
-        else:
-            spans.append(text[start:])  # unterminated: let the parser say so
+        end = json_end(text, start)
+        spans.append(text[start:end] if end is not None else text[start:])  # unterminated: let the parser say so
     return spans
 
 

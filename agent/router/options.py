@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RouterOptions:
-    """The decision's levers. The defaults are the values ``bench/routing/run.py`` supports."""
+    """The decision's levers. The defaults are the values ``bench/routing`` measures best (see bench/RESULTS.md)."""
 
     few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)

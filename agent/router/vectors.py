@@ -10,7 +10,7 @@ from agent.toolkit.base import ToolManifest
 
 
 def examples_of(m: ToolManifest) -> list[str]:
-    """The spec's ``examples`` and then the optional ``extra_examples``."""
+    """The manifest's ``examples``, then its optional ``extra_examples``."""
     return [*m.examples, *m.extra_examples]
 
 

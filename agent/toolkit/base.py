@@ -1,6 +1,6 @@
 """The tool contract: ``BaseTool``, ``ToolManifest`` and ``ToolResult``.
 
-Everything here keeps the exact shape of the spec (``ToolManifest(name, description, parameters,
+Everything here keeps the exact shape of the tool contract (docs/tools.md: ``ToolManifest(name, description, parameters,
 examples)``, ``ToolResult(success, data, error="")``); every extension is an optional keyword.
 """
 
@@ -36,16 +36,16 @@ def answering_in(language: str | None) -> Iterator[None]:
 class ToolManifest:
     """What the model sees of a tool.
 
-    The first four fields are the spec's. The rest are optional extensions:
+    The first four fields are the contract's. The rest are optional extensions:
 
     - ``parameter_types``: ``{param: type}`` where type is ``"string"``, ``"integer"``, ``"number"``,
-      ``"boolean"``, ``"array"``, ``"object"`` (or the original Riverse spellings ``"str"``, ``"int"``,
+      ``"boolean"``, ``"array"``, ``"object"`` (or the Python spellings ``"str"``, ``"int"``,
       ``"float"``, ``"bool"``), a list of allowed values (an enum), or a JSON-schema fragment (a dict).
       Untyped parameters are strings.
     - ``required``: parameter names that must be given. By default none is required.
     - ``timeout``: seconds this tool may run before it is abandoned (default: the runtime's).
     - ``risk``: what the tool can do, one of ``read``, ``write``, ``network``, ``execute``.
-    - ``extra_examples``: more messages that should trigger the tool, beyond the spec's 2-3
+    - ``extra_examples``: more messages that should trigger the tool, beyond the 2-3
       ``examples``: used only to choose tools (retrieval, and few-shot turns for the embedded model),
       where more varied phrasings help a small model most.
     """

@@ -15,176 +15,26 @@ wins.
 
 from __future__ import annotations
 
-import copy
-import hashlib
-import importlib
-import importlib.machinery
-import importlib.util
-import inspect
-import sys
 import threading
-import traceback
-from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from agent.config import Settings, tool_sections
+from agent.config import Settings
 from agent.toolkit.base import BaseTool, ToolManifest
-from agent.toolkit.validate import execute_problem, manifest_problems
+from agent.toolkit.discovery import (
+    BUILTIN,
+    BUILTIN_DIR,
+    SETTINGS,
+    USER,
+    FileState,
+    LoadProblem,
+    RefreshReport,
+    ToolEntry,
+    ToolLoader,
+    signature,
+)
 
-ENTRY_POINT_GROUP = "riverse.tools"
-_FAILED = object()  # what a guarded call of a tool author's method returns when it raised
-BUILTIN_DIR = Path(__file__).resolve().parent.parent / "tools"  # agent/tools: the built-in tools
-
-# Precedence of sources (higher wins).
-BUILTIN, PACKAGE, SETTINGS, USER = 0, 1, 2, 3
-ORIGIN_NAMES = {BUILTIN: "built-in", PACKAGE: "package", SETTINGS: "settings folder", USER: "user"}
-
-
-@dataclass
-class LoadProblem:
-    """Something wrong with a tool file or class, found at discovery."""
-
-    path: str
-    message: str
-    line: int | None = None
-    class_name: str | None = None
-    level: str = "error"  # error | warning | info
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "class": self.class_name, "level": self.level, "message": self.message}
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        who = f" {self.class_name}:" if self.class_name else ""
-        return f"{where}:{who} {self.message}"
-
-
-@dataclass
-class ToolEntry:
-    """One discovered tool, available or not."""
-
-    name: str
-    tool: BaseTool
-    manifest: ToolManifest
-    path: str
-    class_name: str
-    line: int | None
-    origin: str  # "built-in", "user", "settings folder", "package:<dist>"
-    rank: int
-    available: bool = True
-    reason: str = ""  # why it is unavailable
-    localized: dict[str, ToolManifest] = field(default_factory=dict, repr=False)  # by language, see manifests()
-
-    def manifest_in(self, language: str) -> ToolManifest:
-        """The manifest as the tool writes it for another ``language``: a copy of the tool whose
-        config says that language is asked (tools that read ``config["language"]``, as the built-in
-        ones and the original Riverse's do, answer in it). The usual manifest when the tool has no
-        such config, or its answer is not a valid manifest of the same tool."""
-        if language in self.localized:
-            return self.localized[language]
-        manifest = self.manifest
-        config = getattr(self.tool, "config", None)
-        if isinstance(config, dict) and config.get("language") not in (None, language):
-            try:
-                twin = copy.copy(self.tool)
-                twin.config = {**config, "language": language}
-                other = twin.manifest()
-                if (
-                    isinstance(other, ToolManifest)
-                    and other.name == manifest.name
-                    and not any(p.level == "error" for p in manifest_problems(other, language))
-                ):
-                    manifest = other
-            except Exception:  # a tool that cannot do this keeps its usual manifest
-                pass
-        self.localized[language] = manifest
-        return manifest
-
-
-@dataclass
-class RefreshReport:
-    """What a :meth:`ToolRegistry.refresh` changed."""
-
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    problems: list[LoadProblem] = field(default_factory=list)
-
-    @property
-    def changed_anything(self) -> bool:
-        return bool(self.added or self.changed or self.removed or self.problems)
-
-
-@dataclass
-class _FileState:
-    signature: tuple[int, int]
-    entries: list[ToolEntry]
-    problems: list[LoadProblem]
-
-
-class _FreshSourceLoader(importlib.machinery.SourceFileLoader):
-    """Compiles the file's current text on every load, never a cached ``.pyc``.
-
-    Bytecode caches are validated by the source's mtime in whole seconds and its size, so an edit
-    saved within the same second as the previous one, at the same size, would reload the old code.
-    """
-
-    def get_code(self, fullname: str) -> Any:
-        return self.source_to_code(self.get_data(self.path), self.path)
-
-
-def _signature(path: Path) -> tuple[int, int]:
-    st = path.stat()
-    return (st.st_mtime_ns, st.st_size)
-
-
-def _class_line(obj: Any) -> int | None:
-    """The line where a class (or function) is defined, when its source can be found."""
-    try:
-        return inspect.getsourcelines(obj)[1]
-    except (OSError, TypeError):
-        return None
-
-
-def _error_line(exc: BaseException, path: Path) -> int | None:
-    if isinstance(exc, SyntaxError) and exc.lineno:
-        return exc.lineno
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if Path(frame.filename).resolve() == path.resolve():
-            line = frame.lineno
-    return line
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _hint(exc: BaseException) -> str:
-    if isinstance(exc, ModuleNotFoundError) and exc.name:
-        return f" (install it with: pip install {exc.name.split('.')[0]})"
-    return ""
-
-
-def _no_tool_problems(module: Any, path: Path) -> list[LoadProblem]:
-    """Why a file that defines no ``BaseTool`` subclass adds no tool: a look-alike class, or nothing."""
-    lookalikes = [
-        obj for obj in vars(module).values()
-        if inspect.isclass(obj) and obj.__module__ == module.__name__
-        and callable(getattr(obj, "manifest", None)) and callable(getattr(obj, "execute", None))
-    ]
-    if not lookalikes:
-        return [LoadProblem(str(path), "defines no BaseTool subclass, so it adds no tool; if it is a helper "
-                                       "module, start its file name with '_'", level="warning")]
-    return [
-        LoadProblem(str(path), f"has manifest() and execute() but does not subclass BaseTool; write "
-                               f"'class {cls.__name__}(BaseTool):' with 'from agent.tools import BaseTool'",
-                    line=_class_line(cls), class_name=cls.__name__)
-        for cls in lookalikes
-    ]
+__all__ = ["ToolRegistry", "ToolEntry", "LoadProblem", "RefreshReport"]
 
 
 class ToolRegistry:
@@ -205,6 +55,7 @@ class ToolRegistry:
         user_folder: str | Path | None = None,
     ):
         self.config: dict = dict(config or {})
+        self._loader = ToolLoader(self.config)
         self._sources: list[tuple[int, Path]] = []
         if builtin:
             self._sources.append((BUILTIN, BUILTIN_DIR))
@@ -214,8 +65,8 @@ class ToolRegistry:
             self._sources.append((USER, Path(user_folder).expanduser()))
         self._packages = packages
         self._lock = threading.RLock()
-        self._files: dict[Path, _FileState] = {}
-        self._package_state: _FileState | None = None
+        self._files: dict[Path, FileState] = {}
+        self._package_state: FileState | None = None
         self._tools: dict[str, ToolEntry] = {}
         self._all: list[ToolEntry] = []
         self._resolution: list[LoadProblem] = []
@@ -301,7 +152,7 @@ class ToolRegistry:
     def errors(self) -> list[LoadProblem]:
         return [p for p in self.problems if p.level == "error"]
 
-    def _states(self) -> list[_FileState]:
+    def _states(self) -> list[FileState]:
         states = [self._files[p] for p in sorted(self._files, key=str)]
         if self._package_state:
             states.insert(0, self._package_state)
@@ -329,13 +180,13 @@ class ToolRegistry:
                     path = path.resolve()
                     seen.add(path)
                     try:
-                        sig = _signature(path)
+                        sig = signature(path)
                     except OSError:
                         continue
                     old = self._files.get(path)
                     if old is not None and old.signature == sig:
                         continue
-                    state = self._load_file(path, rank, changed=old is not None)
+                    state = self._loader.load_file(path, rank, changed=old is not None)
                     if old is not None and old.entries and not state.entries and any(
                         p.level == "error" for p in state.problems
                     ):
@@ -343,14 +194,14 @@ class ToolRegistry:
                         kept = [
                             LoadProblem(str(path), "kept the last good version of its tools until the file is fixed", level="warning")
                         ]
-                        state = _FileState(sig, old.entries, state.problems + kept)
+                        state = FileState(sig, old.entries, state.problems + kept)
                     report.problems.extend(p for p in state.problems if p.level == "error")
                     self._files[path] = state
             for path in list(self._files):
                 if path not in seen:
                     del self._files[path]
             if self._packages and self._package_state is None:
-                self._package_state = self._load_packages()
+                self._package_state = self._loader.load_packages()
                 report.problems.extend(p for p in self._package_state.problems if p.level == "error")
             self._resolve()
             after = {name: id(entry.tool) for name, entry in self._tools.items()}
@@ -358,160 +209,6 @@ class ToolRegistry:
             report.removed = sorted(set(before) - set(after))
             report.changed = sorted(n for n in set(before) & set(after) if before[n] != after[n])
             return report
-
-    def _module_name(self, path: Path, rank: int) -> str:
-        if rank == BUILTIN and path.parent == BUILTIN_DIR:
-            return f"agent.tools.{path.stem}"
-        digest = hashlib.sha1(str(path.parent).encode()).hexdigest()[:10]
-        return f"riverse_tools_{digest}.{path.stem}"
-
-    def _load_file(self, path: Path, rank: int, changed: bool = False) -> _FileState:
-        sig = _signature(path)
-        name = self._module_name(path, rank)
-        problems: list[LoadProblem] = []
-        try:
-            if name.startswith("agent.tools.") and not changed:
-                # Built-ins are ordinary modules: import once, so their classes stay the importable ones.
-                module = importlib.import_module(name)
-            else:  # a user file, or a built-in edited since it was loaded: a fresh module object
-                spec = importlib.util.spec_from_file_location(name, path, loader=_FreshSourceLoader(name, str(path)))
-                if spec is None or spec.loader is None:
-                    raise ImportError(f"cannot import {path}")
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[name] = module
-                try:
-                    spec.loader.exec_module(module)
-                except BaseException:
-                    sys.modules.pop(name, None)
-                    raise
-        except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything, even SystemExit
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            problems.append(
-                LoadProblem(str(path), f"cannot import: {_describe(exc)}{_hint(exc)}", line=_error_line(exc, path))
-            )
-            return _FileState(sig, [], problems)
-        classes = [
-            obj
-            for obj in vars(module).values()
-            if inspect.isclass(obj)
-            and issubclass(obj, BaseTool)
-            and obj is not BaseTool
-            and obj.__module__ == module.__name__
-        ]
-        if not classes:
-            problems.extend(_no_tool_problems(module, path))
-        entries = []
-        origin = ORIGIN_NAMES[rank]
-        for cls in sorted(classes, key=lambda c: _class_line(c) or 0):
-            entry = self._instantiate(cls, path, rank, origin, problems)
-            if entry is not None:
-                entries.append(entry)
-        return _FileState(sig, entries, problems)
-
-    def _load_packages(self) -> _FileState:
-        problems: list[LoadProblem] = []
-        entries: list[ToolEntry] = []
-        try:
-            eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
-        except Exception as exc:  # noqa: BLE001 - broken metadata must not stop start-up
-            problems.append(LoadProblem("<entry points>", f"cannot list entry points: {_describe(exc)}"))
-            return _FileState((0, 0), [], problems)
-        for ep in sorted(eps, key=lambda e: e.name):
-            dist = getattr(ep.dist, "name", None) or ep.value.split(":")[0]
-            where = f"{ep.value} (package {dist})"
-            try:
-                obj = ep.load()
-            except BaseException as exc:  # noqa: BLE001
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                problems.append(LoadProblem(where, f"cannot load entry point {ep.name!r}: {_describe(exc)}"))
-                continue
-            if inspect.ismodule(obj):
-                classes = [
-                    o for o in vars(obj).values()
-                    if inspect.isclass(o) and issubclass(o, BaseTool) and o is not BaseTool and o.__module__ == obj.__name__
-                ]
-            elif inspect.isclass(obj) and issubclass(obj, BaseTool):
-                classes = [obj]
-            else:
-                problems.append(LoadProblem(where, f"entry point {ep.name!r} must name a BaseTool subclass or a module"))
-                continue
-            for cls in classes:
-                entry = self._instantiate(cls, Path(inspect.getfile(cls)), PACKAGE, f"package:{dist}", problems)
-                if entry is not None:
-                    entries.append(entry)
-        return _FileState((0, 0), entries, problems)
-
-    def _expanded_config(self) -> dict:
-        """The config dict with the short forms of its tool sections written out."""
-        return {**self.config, "tools": tool_sections(self.config.get("tools") or {})}
-
-    def _instantiate(
-        self, cls: type, path: Path, rank: int, origin: str, problems: list[LoadProblem]
-    ) -> ToolEntry | None:
-        line = _class_line(cls)
-        where = dict(line=line, class_name=cls.__name__)
-        if inspect.isabstract(cls):
-            missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
-            if not (cls.__name__.startswith(("_", "Base", "Abstract"))):
-                problems.append(LoadProblem(str(path), f"does not implement {missing}(); a tool needs manifest() and execute()", **where))
-            return None
-        config = self._expanded_config()
-
-        def guarded(what: str, fn: Any) -> Any:
-            """Call a tool author's method; anything it raises (even SystemExit) becomes a problem."""
-            try:
-                return fn()
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # noqa: BLE001
-                problems.append(LoadProblem(str(path), f"{what} raised {_describe(exc)}",
-                                            line=_error_line(exc, path) or line, class_name=cls.__name__))
-                return _FAILED
-
-        tool = guarded("__init__(config)", lambda: cls(config))
-        if tool is _FAILED:
-            return None
-        manifest = guarded("manifest()", tool.manifest)
-        if manifest is _FAILED:
-            return None
-        found = manifest_problems(manifest, self.config.get("language"))
-        manifest_line = _class_line(cls.manifest) or line
-        for p in found:
-            problems.append(LoadProblem(str(path), p.message, line=manifest_line, class_name=cls.__name__, level=p.level))
-        if any(p.level == "error" for p in found):
-            return None
-        call_problem = execute_problem(tool)
-        if call_problem:
-            problems.append(LoadProblem(str(path), call_problem, line=_class_line(cls.execute) or line, class_name=cls.__name__))
-            return None
-        # Scope the configuration: the tool keeps the shared keys and its own section only.
-        sections = config.get("tools") or {}
-        own = sections.get(manifest.name)
-        config["tools"] = {manifest.name: own} if own is not None else {}
-        # A tool may ask, in settings, for other sections explicitly: tools.<name>.share: [other, ...]
-        for extra in (own.get("share") or []) if isinstance(own, dict) else []:
-            if extra in sections:
-                config["tools"][extra] = sections[extra]
-        entry = ToolEntry(
-            name=manifest.name, tool=tool, manifest=manifest, path=str(path), class_name=cls.__name__,
-            line=line, origin=origin, rank=rank,
-        )
-        if isinstance(own, dict) and own.get("enabled") is False:
-            entry.available = False
-            entry.reason = f"disabled in settings (tools.{manifest.name}.enabled: false)"
-            return entry
-        available = guarded("is_available()", tool.is_available)
-        if available is _FAILED:
-            entry.available = False
-            entry.reason = problems[-1].message
-        elif not available:
-            entry.available = False
-            explain = getattr(tool, "unavailable_reason", None)
-            reason = guarded("unavailable_reason()", explain) if callable(explain) else explain
-            entry.reason = str(reason) if reason and reason is not _FAILED else "is_available() returned False"
-        return entry
 
     def _resolve(self) -> None:
         """Build the name -> tool map from every file's entries, applying precedence."""

@@ -15,16 +15,18 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
+from agent.config import Settings
 from agent.toolkit.base import ToolManifest, ToolResult
+from agent.toolkit.registry import ToolRegistry
 from agent.toolkit.schema import ParameterError, coerce_params
-
-# ok: the tool succeeded; failed: it returned success=False; error: it raised or returned garbage;
-# timeout; unknown: no such tool; invalid: bad parameters; refused: the user (or policy) said no.
-STATUSES = ("ok", "failed", "error", "timeout", "unknown", "invalid", "refused")
 
 
 @dataclass
 class ToolOutcome:
+    """What one tool call came to. ``status``: ``ok`` (the tool succeeded), ``failed`` (it returned
+    success=False), ``error`` (it raised or returned garbage), ``timeout``, ``unknown`` (no such tool),
+    ``invalid`` (bad parameters) or ``refused`` (the user, or the policy, said no)."""
+
     name: str
     params: dict[str, Any]
     success: bool
@@ -124,7 +126,7 @@ class ToolRunner:
 
     def __init__(
         self,
-        registry: Any,
+        registry: ToolRegistry,
         *,
         timeout: float = 30.0,
         max_output_chars: int = 8000,
@@ -138,7 +140,7 @@ class ToolRunner:
         self.gate = gate or ApprovalGate()
 
     @classmethod
-    def from_settings(cls, registry: Any, settings: Any, approver: Approver | None = None) -> "ToolRunner":
+    def from_settings(cls, registry: ToolRegistry, settings: Settings, approver: Approver | None = None) -> "ToolRunner":
         return cls(
             registry,
             timeout=settings.runtime.tool_timeout,
@@ -166,7 +168,7 @@ class ToolRunner:
 
     def _prepare(self, name: str, params: Any, call_id: str):
         shown = params if isinstance(params, dict) else {"_raw": params}
-        entry = self.registry.entry(name) if hasattr(self.registry, "entry") else None
+        entry = self.registry.entry(name)
         if entry is None:
             known = ", ".join(self.registry.names()) or "(none)"
             return ToolOutcome(name, shown, False, error=f"unknown tool '{name}'; available tools: {known}",

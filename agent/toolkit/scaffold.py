@@ -1,6 +1,6 @@
 """``riverse tools new``: a ready tool file and its test, from the templates in ``agent/toolkit/templates``.
 
-The tool file follows the spec's template (one ``BaseTool`` subclass with ``manifest()`` and
+The tool file follows the contract's template (docs/tools.md) (one ``BaseTool`` subclass with ``manifest()`` and
 ``execute()``); its manifest texts and comments are in the chosen language. The test goes into a
 ``tests`` folder next to the tool, where the registry does not look (it only scans ``*.py`` files at
 the top of a tools folder), and uses the shipped scripted provider.

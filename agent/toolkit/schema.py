@@ -18,7 +18,7 @@ def _number_text(value: str) -> str:
 
 RISK_LEVELS = ("read", "write", "network", "execute")
 
-# Canonical JSON-schema types, plus the spellings that tools written for the original Riverse use.
+# Canonical JSON-schema types, plus the Python spellings (str, int, float, bool) that tools may use.
 TYPE_ALIASES = {
     "string": "string",
     "str": "string",

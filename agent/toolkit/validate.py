@@ -70,7 +70,7 @@ def manifest_problems(manifest: Any, language: str | None = None) -> list[Manife
         elif len(examples) < 2:
             warning("only one example; 2-3 examples help the model choose this tool")
         elif len(examples) > 3:
-            warning(f"{len(examples)} examples; the spec recommends 2-3")
+            warning(f"{len(examples)} examples; keep 2-3 here (every model is shown them) and put more in extra_examples")
         if any(not e.strip() for e in examples):
             error("an example is empty")
     extra = getattr(manifest, "extra_examples", None) or []

@@ -13,7 +13,7 @@ Every response is checked (status 200, the scripted answer, one successful tool 
 an error. Loopback only, bounded in count and time. Results are reported as ratios to the baseline
 run in the same invocation, and with ``--write`` replace the "Load" section of bench/RESULTS.md.
 
-    .venv/bin/python bench/load/run.py --write
+    .venv/bin/python -m bench.load.run --write
 """
 
 from __future__ import annotations
@@ -29,19 +29,17 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from agent.app import App
 from agent.providers.base import Capabilities
 from agent.providers.fake import ScriptedProvider, ToolCall
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from results import write_section  # noqa: E402 - bench/results.py, shared by the benchmarks
+from bench.results import write_section
 
 QUESTION = "what is 6*7?"
 ANSWER = "The answer is 6*7 = 42."
-COMMAND = ".venv/bin/python bench/load/run.py --write"
+COMMAND = ".venv/bin/python -m bench.load.run --write"
 
 
 def route(messages: list[dict[str, Any]], tools: Any) -> Any:
