@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from agent.i18n import pick, detect_language
 from agent.config import Settings
-from agent.loop import prompts
+import agent.loop.prompts as prompts
 from agent.loop.events import Event, EventCallback, Reply, TurnResult
 from agent.loop.protocols import JsonProtocol, ToolProtocol, make_protocol
 from agent.providers.base import Provider, ToolsUnsupportedError, capabilities_of

@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Protocol
 
 from agent.i18n import pick
-from agent.loop import prompts
+import agent.loop.prompts as prompts
 from agent.loop.events import Event, EventCallback, Reply
 from agent.loop.replies import parse_reply
 from agent.plugins import load_object

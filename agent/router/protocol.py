@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from agent.i18n import detect_language, pick
-from agent.loop import prompts
+import agent.loop.prompts as prompts
 from agent.loop.events import Event, EventCallback, Reply
 from agent.loop.protocols import NativeProtocol
 from agent.providers.base import Completion, ToolCallRequest

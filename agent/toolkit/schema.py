@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Callable
 
 # "1,234,567.5": commas only as thousands separators ("1,5" stays invalid rather than becoming 15).
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
@@ -94,101 +94,129 @@ def parameter_schema(spec: Any, description: str) -> dict[str, Any]:
 
 def _coerce_one(name: str, value: Any, spec: Any) -> Any:
     spec = _canonical(spec)
-    if spec is None or spec == "string":
-        if isinstance(value, str):
-            return value
-        if value is None:
-            return ""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, (int, float)):
-            return str(value)
-        return json.dumps(value, ensure_ascii=False)
+    if spec is None:
+        return _as_string(name, value)
     if isinstance(spec, (list, tuple)):
-        values = list(spec)
-        if value in values:
-            return value
-        for candidate in values:  # "3" for 3, "Celsius" for "celsius"
-            if str(candidate).lower() == str(value).strip().lower():
-                return candidate
-        raise ParameterError(name, f"must be one of {values}, got {value!r}")
+        return _as_choice(name, value, list(spec))
     if isinstance(spec, dict):
         spec_type = spec.get("type")
         if "enum" in spec:
             return _coerce_one(name, value, spec["enum"])
         return _coerce_one(name, value, spec_type) if isinstance(spec_type, str) else value
-    if spec == "integer":
-        if isinstance(value, bool):
-            raise ParameterError(name, f"must be an integer, got {value!r}")
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str):
-            text = _number_text(value)
-            try:
-                return int(text)
-            except ValueError:
-                try:
-                    number = float(text)
-                except ValueError:
-                    number = math.nan
-                if math.isfinite(number) and number.is_integer():
-                    return int(number)
+    coerce = _COERCERS.get(spec)
+    return coerce(name, value) if coerce is not None else value
+
+
+def _as_string(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _as_choice(name: str, value: Any, values: list[Any]) -> Any:
+    if value in values:
+        return value
+    for candidate in values:  # "3" for 3, "Celsius" for "celsius"
+        if str(candidate).lower() == str(value).strip().lower():
+            return candidate
+    raise ParameterError(name, f"must be one of {values}, got {value!r}")
+
+
+def _as_integer(name: str, value: Any) -> int:
+    if isinstance(value, bool):
         raise ParameterError(name, f"must be an integer, got {value!r}")
-    if spec == "number":
-        if isinstance(value, bool):
-            raise ParameterError(name, f"must be a number, got {value!r}")
-        if isinstance(value, (int, float)) and math.isfinite(value):
-            return value
-        if isinstance(value, str):
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        text = _number_text(value)
+        try:
+            return int(text)
+        except ValueError:
             try:
-                number = float(_number_text(value))
+                number = float(text)
             except ValueError:
                 number = math.nan
-            if math.isfinite(number):
-                return int(number) if number.is_integer() and "." not in value else number
+            if math.isfinite(number) and number.is_integer():
+                return int(number)
+    raise ParameterError(name, f"must be an integer, got {value!r}")
+
+
+def _as_number(name: str, value: Any) -> int | float:
+    if isinstance(value, bool):
         raise ParameterError(name, f"must be a number, got {value!r}")
-    if spec == "boolean":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, (int, float)) and value in (0, 1):
-            return bool(value)
-        if isinstance(value, str):
-            text = value.strip().lower()
-            if text in ("true", "yes", "y", "1", "on"):
-                return True
-            if text in ("false", "no", "n", "0", "off"):
-                return False
-        raise ParameterError(name, f"must be true or false, got {value!r}")
-    if spec == "array":
-        if isinstance(value, list):
-            return value
-        if isinstance(value, tuple):
-            return list(value)
-        if isinstance(value, str):
-            text = value.strip()
-            if text.startswith("["):
-                try:
-                    parsed = json.loads(text)
-                except json.JSONDecodeError:
-                    parsed = None
-                if isinstance(parsed, list):
-                    return parsed
-            return [part.strip() for part in text.split(",") if part.strip()]
-        raise ParameterError(name, f"must be a list, got {value!r}")
-    if spec == "object":
-        if isinstance(value, dict):
-            return value
-        if isinstance(value, str):
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return value
+    if isinstance(value, str):
+        try:
+            number = float(_number_text(value))
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return int(number) if number.is_integer() and "." not in value else number
+    raise ParameterError(name, f"must be a number, got {value!r}")
+
+
+def _as_boolean(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("true", "yes", "y", "1", "on"):
+            return True
+        if text in ("false", "no", "n", "0", "off"):
+            return False
+    raise ParameterError(name, f"must be true or false, got {value!r}")
+
+
+def _as_array(name: str, value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
             try:
-                parsed = json.loads(value)
+                parsed = json.loads(text)
             except json.JSONDecodeError:
                 parsed = None
-            if isinstance(parsed, dict):
+            if isinstance(parsed, list):
                 return parsed
-        raise ParameterError(name, f"must be an object, got {value!r}")
-    return value
+        return [part.strip() for part in text.split(",") if part.strip()]
+    raise ParameterError(name, f"must be a list, got {value!r}")
+
+
+def _as_object(name: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    raise ParameterError(name, f"must be an object, got {value!r}")
+
+
+_COERCERS: dict[str, Callable[[str, Any], Any]] = {
+    "string": _as_string,
+    "integer": _as_integer,
+    "number": _as_number,
+    "boolean": _as_boolean,
+    "array": _as_array,
+    "object": _as_object,
+}
 
 
 def coerce_params(manifest: Any, params: Any) -> dict[str, Any]:

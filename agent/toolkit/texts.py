@@ -8,12 +8,29 @@ from __future__ import annotations
 
 from decimal import Context, Decimal
 from fractions import Fraction
-from typing import Mapping
+from typing import Any, Mapping
 
 from agent.i18n import pick
-from agent.toolkit.base import ToolResult
+from agent.toolkit.base import ToolManifest, ToolResult
 
 Texts = Mapping[str, str]
+
+
+def manifest_from(table: Mapping[str, Mapping[str, Any]], language: str, *, name: str,
+                  parameter_types: dict[str, Any], **fields: Any) -> ToolManifest:
+    """A built-in tool's manifest in ``language`` from its text table, ``{language: {"description",
+    "examples", "extra_examples", and each parameter's description under its name}}``. The parameters
+    are the keys of ``parameter_types``, in that order; ``fields`` are the manifest's other fields."""
+    text = table.get(language) or table["en"]
+    return ToolManifest(
+        name=name,
+        description=text["description"],
+        parameters={key: text[key] for key in parameter_types},
+        examples=list(text["examples"]),
+        extra_examples=list(text.get("extra_examples", ())),
+        parameter_types=dict(parameter_types),
+        **fields,
+    )
 
 
 def failure(texts: Texts, language: str, **values: object) -> ToolResult:

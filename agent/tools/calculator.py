@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, format_number, pick
+from agent.toolkit.texts import failure, format_number, manifest_from, pick
 
 MAX_LENGTH = 500
 MAX_EXPONENT = 10_000
@@ -393,15 +393,9 @@ def _value_of(expression: object) -> float | None:
 class CalculatorTool(BaseTool):
     """Exact arithmetic without eval."""
 
-
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="calculator",
-            description=text["description"],
-            parameters={"expression": text["expression"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="calculator",
             parameter_types={"expression": "string"},
             required=["expression"],
             risk="read",

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 
 # IANA zone -> names people use for it (matched case-insensitively, spaces/underscores/hyphens alike).
 _ZONE_NAMES: dict[str, tuple[str, ...]] = {
@@ -199,13 +199,8 @@ class CurrentTimeTool(BaseTool):
 
 
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="current_time",
-            description=text["description"],
-            parameters={"timezone": text["timezone"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="current_time",
             parameter_types={"timezone": "string"},
             required=[],
             risk="read",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import PathRefused, Roots, refusal
 from agent.toolkit.settings import positive_int, switch
 
@@ -127,15 +127,9 @@ def _size(n: int) -> str:
 class FileListTool(BaseTool):
     """Lists a folder; never descends, never follows a link out of the allowed folders."""
 
-
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="file_list",
-            description=text["description"],
-            parameters={"path": text["path"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="file_list",
             parameter_types={"path": "string"},
             required=[],
             risk="read",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, BinaryIO
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import PathRefused, Roots, decode, looks_binary, refusal
 from agent.toolkit.settings import positive_int
 
@@ -149,15 +149,9 @@ def _skip_lines(handle: BinaryIO, count: int) -> int:
 class FileReadTool(BaseTool):
     """Reads part of a text file, capped in bytes and lines."""
 
-
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="file_read",
-            description=text["description"],
-            parameters={"path": text["path"], "start_line": text["start_line"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="file_read",
             parameter_types={"path": "string", "start_line": "integer"},
             required=["path"],
             risk="read",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import PathRefused, Roots, decode, looks_binary, refusal
 from agent.toolkit.settings import positive_int
 
@@ -206,15 +206,9 @@ def _excerpt(line: str, match: re.Match[str], limit: int) -> str:
 class GrepTool(BaseTool):
     """Searches text files, with caps on files, matches and line length."""
 
-
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="grep",
-            description=text["description"],
-            parameters={"pattern": text["pattern"], "path": text["path"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="grep",
             parameter_types={"pattern": "string", "path": "string"},
             required=["pattern"],
             risk="read",

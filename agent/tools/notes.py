@@ -19,7 +19,7 @@ from typing import Any
 from agent.storage.notes import Note, NoteStore
 from agent.storage.sqlite import SQLiteStore
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.settings import positive_int
 
 DB_NAME = "riverse.db"  # the database in the Riverse home (Settings.db_path)
@@ -152,15 +152,9 @@ def _line(note: Note) -> str:
 class NotesTool(BaseTool):
     """The user's notes in the Riverse database."""
 
-
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="notes",
-            description=text["description"],
-            parameters={"action": text["action"], "text": text["text"], "id": text["id"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="notes",
             parameter_types={"action": list(ACTIONS), "text": "string", "id": "integer"},
             required=["action"],
             risk="write",

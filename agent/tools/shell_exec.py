@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import decode
 from agent.toolkit.settings import positive, positive_int, switch
 
@@ -205,13 +205,8 @@ class ShellExecTool(BaseTool):
         return self.tool_config("shell_exec")
 
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="shell_exec",
-            description=text["description"],
-            parameters={"command": text["command"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="shell_exec",
             parameter_types={"command": "string"},
             required=["command"],
             timeout=positive(self._section, "command_timeout", COMMAND_TIMEOUT) + 5,

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, format_number, pick
+from agent.toolkit.texts import failure, format_number, manifest_from, pick
 
 SIGNIFICANT_DIGITS = 6
 
@@ -227,15 +227,9 @@ def _number(value: object) -> Fraction | None:
 class UnitConvertTool(BaseTool):
     """Unit conversion with exact factors."""
 
-
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="unit_convert",
-            description=text["description"],
-            parameters={"value": text["value"], "from_unit": text["from_unit"], "to_unit": text["to_unit"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="unit_convert",
             parameter_types={"value": "number", "from_unit": "string", "to_unit": "string"},
             required=["value", "from_unit", "to_unit"],
             risk="read",

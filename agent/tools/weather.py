@@ -13,7 +13,7 @@ from urllib.parse import quote
 import requests
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 
 DEFAULT_BASE_URL = "https://wttr.in"
 DEFAULT_TIMEOUT = 10.0
@@ -142,15 +142,9 @@ def _description(current: dict, language: str) -> str:
 class WeatherTool(BaseTool):
     """Current weather from wttr.in (or a compatible service at ``tools.weather.base_url``)."""
 
-
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="weather",
-            description=text["description"],
-            parameters={"city": text["city"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="weather",
             parameter_types={"city": "string"},
             required=["city"],
             risk="network",

@@ -26,7 +26,7 @@ from bs4 import BeautifulSoup
 
 from agent import __version__
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import decode
 from agent.toolkit.settings import positive, positive_int, switch
 
@@ -240,13 +240,8 @@ class WebFetchTool(BaseTool):
         return self.tool_config("web_fetch")
 
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="web_fetch",
-            description=text["description"],
-            parameters={"url": text["url"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="web_fetch",
             parameter_types={"url": {"type": "string", "format": "uri"}},
             required=["url"],
             timeout=positive(self._section, "request_timeout", REQUEST_TIMEOUT) + 5,

@@ -18,7 +18,7 @@ from urllib.parse import urljoin
 import requests
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
-from agent.toolkit.texts import failure, pick
+from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.settings import positive, positive_int, switch
 
 MAX_RESULTS = 5
@@ -152,13 +152,8 @@ class WebSearchTool(BaseTool):
         return self.tool_config("web_search")
 
     def manifest(self) -> ToolManifest:
-        text = _MANIFEST[self.language]
-        return ToolManifest(
-            name="web_search",
-            description=text["description"],
-            parameters={"query": text["query"]},
-            examples=list(text["examples"]),
-            extra_examples=list(text["extra_examples"]),
+        return manifest_from(
+            _MANIFEST, self.language, name="web_search",
             parameter_types={"query": "string"},
             required=["query"],
             timeout=positive(self._section, "request_timeout", REQUEST_TIMEOUT) + 5,

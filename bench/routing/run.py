@@ -42,7 +42,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 
 from agent.i18n import pick
-from agent.loop import prompts
+import agent.loop.prompts as prompts
 from agent.config import load_settings
 from agent.loop.replies import parse_reply
 from agent.providers.llama import LocalProvider
