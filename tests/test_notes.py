@@ -9,7 +9,7 @@ import pytest
 from agent.config import load_settings
 from agent.loop import Agent
 from agent.storage.migrations import migrate
-from agent.storage.notes import NoteStore, keywords
+from agent.storage.note_store import NoteStore, keywords
 from agent.providers.fake import ScriptedProvider, ToolCall
 from agent.toolkit.runtime import ApprovalGate, ToolRunner
 from agent.storage import open_store

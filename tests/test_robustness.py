@@ -575,7 +575,7 @@ def test_address_kinds(address, kind):
 BLOCKER = '''
 from pathlib import Path
 
-from agent.storage.notes import NoteStore
+from agent.storage.note_store import NoteStore
 from agent.storage import open_store
 from agent.tools import BaseTool, ToolManifest, ToolResult
 

@@ -42,7 +42,7 @@ those results; it is streamed as ``text`` events.
 
 The package, by file: :mod:`~agent.router.decision` (the :class:`Router`), :mod:`~agent.router.prompt`
 (its prompt and :class:`Decision`), :mod:`~agent.router.values` (how values are written),
-:mod:`~agent.router.vectors` (nearest examples), :mod:`~agent.router.texts` (its texts in three
+:mod:`~agent.router.examples` (nearest examples), :mod:`~agent.router.texts` (its texts in three
 languages), :mod:`~agent.router.options` (its levers) and :mod:`~agent.router.protocol` (the loop
 protocol ``router``).
 """
@@ -51,6 +51,6 @@ from agent.router.decision import Router
 from agent.router.options import RouterOptions
 from agent.router.prompt import Decision, DecisionPrompt
 from agent.router.protocol import RouterProtocol
-from agent.router.vectors import ExampleVectors
+from agent.router.examples import ExampleVectors
 
 __all__ = ["Router", "RouterOptions", "Decision", "DecisionPrompt", "RouterProtocol", "ExampleVectors"]

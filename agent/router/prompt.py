@@ -13,7 +13,7 @@ from agent.i18n import pick
 from agent.providers.base import Provider
 from agent.router.options import RouterOptions
 from agent.router.texts import INSTRUCTIONS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
-from agent.router.vectors import ExampleVectors, examples_of
+from agent.router.examples import ExampleVectors, examples_of
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.schema import parameter_schema
 

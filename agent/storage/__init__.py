@@ -3,7 +3,7 @@
 - :mod:`agent.storage.base`: the :class:`Store` interface every backend implements.
 - :mod:`agent.storage.sqlite`: the SQLite backend (the default, one file in the Riverse home).
 - :mod:`agent.storage.migrations`: the SQLite schema, as append-only named migrations.
-- :mod:`agent.storage.notes`: the user's notes, kept in the same database.
+- :mod:`agent.storage.note_store`: the user's notes, kept in the same database.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import Any
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import PathRefused, Roots, refusal
-from agent.toolkit.settings import positive_int, switch
+from agent.toolkit.tool_settings import positive_int, switch
 
 MAX_ENTRIES = 200
 

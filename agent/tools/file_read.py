@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import PathRefused, Roots, decode, looks_binary, refusal
-from agent.toolkit.settings import positive_int
+from agent.toolkit.tool_settings import positive_int
 
 MAX_BYTES = 65536
 MAX_LINES = 400

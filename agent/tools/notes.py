@@ -16,11 +16,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.storage.notes import Note, NoteStore
+from agent.storage.note_store import Note, NoteStore
 from agent.storage.sqlite import SQLiteStore
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
-from agent.toolkit.settings import positive_int
+from agent.toolkit.tool_settings import positive_int
 
 DB_NAME = "riverse.db"  # the database in the Riverse home (Settings.db_path)
 MAX_CHARS = 2000

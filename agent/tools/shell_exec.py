@@ -27,7 +27,7 @@ from typing import Any, cast
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import decode
-from agent.toolkit.settings import positive, positive_int, switch
+from agent.toolkit.tool_settings import positive, positive_int, switch
 
 COMMAND_TIMEOUT = 20.0
 MAX_OUTPUT_CHARS = 4000

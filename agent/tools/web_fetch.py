@@ -28,7 +28,7 @@ from agent import __version__
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import decode
-from agent.toolkit.settings import positive, positive_int, switch
+from agent.toolkit.tool_settings import positive, positive_int, switch
 
 REQUEST_TIMEOUT = 10.0
 MAX_BYTES = 2_000_000

@@ -19,7 +19,7 @@ import requests
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
-from agent.toolkit.settings import positive, positive_int, switch
+from agent.toolkit.tool_settings import positive, positive_int, switch
 
 MAX_RESULTS = 5
 REQUEST_TIMEOUT = 10.0
