@@ -17,6 +17,7 @@ from agent.providers.base import Capabilities
 from agent.providers.fake import ScriptedProvider, ToolCall
 from agent.server import create_app
 from agent.server.turns import FairGate
+from tests.helpers.waiting import wait_until
 
 BASE = "http://127.0.0.1:8787"
 TOKEN = "test-token-0123456789abcdef"
@@ -79,15 +80,6 @@ def page_events(response: Any) -> list[tuple[str, dict[str, Any]]]:
         elif line.startswith("data: "):
             events.append((kind, json.loads(line[len("data: "):])))
     return events
-
-
-def wait_until(condition, what: str, deadline_s: float = 10.0) -> None:
-    deadline = time.monotonic() + deadline_s
-    pause = threading.Event()
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
-        pause.wait(0.005)
 
 
 # --------------------------------------------------------------- chat completions
