@@ -29,7 +29,33 @@ def generated_cases() -> dict[str, int]:
     return GENERATED_CASES
 
 
+class AttackReport:
+    """Attack tests record, per class of attack, how many attempts they made and how many escaped."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[int]] = {}
+
+    def record(self, attack: str, attempts: int, escapes: int) -> None:
+        row = self.rows.setdefault(attack, [0, 0])
+        row[0] += attempts
+        row[1] += escapes
+
+
+ATTACKS = AttackReport()
+
+
+@pytest.fixture(scope="session")
+def attack_report() -> AttackReport:
+    return ATTACKS
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
+    if ATTACKS.rows:
+        terminalreporter.section("attacks (attempts, escapes)")
+        for name, (attempts, escapes) in sorted(ATTACKS.rows.items()):
+            terminalreporter.write_line(f"{name}: {attempts} attempts, {escapes} escapes")
+        total = [sum(row[i] for row in ATTACKS.rows.values()) for i in (0, 1)]
+        terminalreporter.write_line(f"total: {total[0]} attempts, {total[1]} escapes")
     if GENERATED_CASES:
         terminalreporter.section("generated cases (hypothesis)")
         for name, count in sorted(GENERATED_CASES.items()):
