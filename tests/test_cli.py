@@ -99,3 +99,42 @@ def test_messages_follow_the_configured_language(riverse_home):
     assert "さようなら。" in result.output
     result = CliRunner().invoke(cli, ["-l", "zh", "tools", "run", "nope"])
     assert "未知工具“nope”" in result.output
+
+
+TODO_TOOL = '''from agent.tools import BaseTool, ToolManifest, ToolResult
+
+
+class Todo(BaseTool):
+    def manifest(self):
+        return ToolManifest("todo", "The [user]'s todo list", {"action": "list"}, ["show my todos", "what's on my list?"])
+
+    def execute(self, params):
+        if params.get("action") == "fail":
+            return ToolResult(False, "", "[red]no list[/red] at [/tmp/x]")
+        return ToolResult(True, "1. [x] buy milk 2. [ ] call mom [bold]3[/bold]")
+'''
+
+
+def test_tool_text_is_shown_exactly_as_returned_never_as_markup(riverse_home):
+    setup_home(riverse_home, "- {tool: todo, params: {action: list}}\n- '[b]Done[/b]: [x] buy milk'\n"
+                             "- {tool: todo, params: {action: fail}}\n- 'Failed.'\n")
+    (riverse_home / "tools" / "todo.py").write_text(TODO_TOOL, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["chat"], input="show my todos\nagain\n/tools\n/exit\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "1. [x] buy milk 2. [ ] call mom [bold]3[/bold]" in out  # the tool's card, every bracket kept
+    assert "[b]Done[/b]: [x] buy milk" in out  # the answer, as streamed
+    assert "[red]no list[/red] at [/tmp/x]" in out  # a failure's text
+    assert "todo · The [user]'s todo list" in out  # /tools shows the description as written
+    # and a broken tool file's problem line carries no raw style tags
+    (riverse_home / "tools" / "broken.py").write_text("import nothing_here_[x]\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["chat"], input="/exit\n")
+    assert "! " in result.output and "[yellow]" not in result.output and "[/yellow]" not in result.output
+
+
+def test_tools_list_shows_author_text_with_brackets_as_written(riverse_home):
+    setup_home(riverse_home, "- unused\n")
+    (riverse_home / "tools" / "todo.py").write_text(TODO_TOOL, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["tools", "list"])
+    assert result.exit_code == 0, result.output
+    assert "The [user]'s todo list" in result.output and "e.g. show my todos" in result.output

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 
 from agent.app import App
-from agent.cli.common import State, console, pass_state, print_json, short
+from agent.cli.common import State, console, pass_state, print_json, short, styled, warning_line
 from agent.errors import RiverseError
 from agent.i18n import t
 from agent.loop import Agent, Event
@@ -31,16 +31,16 @@ class TurnPrinter:
             self.wrote_text = True
         elif event.kind == "tool_start" and self.show_tools:
             self._break_line()
-            self.err.print(f"[dim]→ {event.name} {short(event.params)}[/dim]")
+            self.err.print(styled((f"→ {event.name} {short(event.params)}", "dim")))
         elif event.kind == "tool_end" and self.show_tools and event.outcome is not None:
             o = event.outcome
             if o.success:
-                self.err.print(f"[green]✓[/green] [dim]{o.name} · {o.duration_ms} ms · {short(o.data, 80)}[/dim]")
+                self.err.print(styled(("✓", "green"), " ", (f"{o.name} · {o.duration_ms} ms · {short(o.data, 80)}", "dim")))
             else:
-                self.err.print(f"[red]✗[/red] [dim]{o.name} · {o.duration_ms} ms ·[/dim] {short(o.error, 160)}", markup=True)
+                self.err.print(styled(("✗", "red"), " ", (f"{o.name} · {o.duration_ms} ms ·", "dim"), " ", short(o.error, 160)))
         elif event.kind == "notice":
             self._break_line()
-            self.err.print(f"[yellow]![/yellow] [dim]{event.text}[/dim]")
+            self.err.print(styled(("!", "yellow"), " ", (event.text, "dim")))
 
     def _break_line(self) -> None:
         if self.wrote_text:
@@ -75,7 +75,7 @@ def terminal_approver(language: str):
 def _print_tools(state: State) -> None:
     out = console()
     for m in state.app.registry.manifests():
-        out.print(f"[bold]{m.name}[/bold] · {m.description}")
+        out.print(styled((m.name, "bold"), f" · {m.description}"))
 
 
 def _prepare(app: App, agent: Agent, lang: str, err: Console) -> None:
@@ -89,7 +89,7 @@ def _prepare(app: App, agent: Agent, lang: str, err: Console) -> None:
         with err.status(t("chat.preparing", lang)):
             app.prepare(agent, [lang])
     except RiverseError as exc:
-        err.print(f"[yellow]![/yellow] {exc}", markup=False)
+        err.print(warning_line(str(exc)))
 
 
 @click.command()
@@ -114,17 +114,17 @@ def chat(state: State, conversation_id: str | None, continue_last: bool) -> None
     if continue_last and not conversation_id:
         conversation_id = app.store.latest_conversation()
     cid = app.store.ensure_conversation(conversation_id)
-    err.print(f"[dim]{t('chat.welcome', lang, model=app.model_label(), count=len(registry))}[/dim]")
+    err.print(styled((t("chat.welcome", lang, model=app.model_label(), count=len(registry)), "dim")))
     if conversation_id:
-        err.print(f"[dim]{t('chat.resumed', lang, id=cid)}[/dim]")
+        err.print(styled((t("chat.resumed", lang, id=cid), "dim")))
     for problem in registry.errors:
-        err.print(f"[yellow]![/yellow] {problem}", markup=False)
+        err.print(warning_line(str(problem)))
     _prepare(app, agent, lang, err)
     while True:
         try:
             text = click.prompt(click.style(t("chat.prompt", lang), bold=True), prompt_suffix="> ", err=True)
         except (EOFError, click.Abort):
-            err.print(f"\n[dim]{t('chat.bye', lang)}[/dim]")
+            err.print(styled(("\n" + t("chat.bye", lang), "dim")))
             return
         text = text.strip()
         if not text:
@@ -132,11 +132,11 @@ def chat(state: State, conversation_id: str | None, continue_last: bool) -> None
         if text.startswith("/"):
             command = text.split()[0].lower()
             if command in ("/exit", "/quit"):
-                err.print(f"[dim]{t('chat.bye', lang)}[/dim]")
+                err.print(styled((t("chat.bye", lang), "dim")))
                 return
             if command == "/new":
                 cid = app.store.new_conversation()
-                err.print(f"[dim]{t('chat.new', lang, id=cid)}[/dim]")
+                err.print(styled((t("chat.new", lang, id=cid), "dim")))
             elif command == "/tools":
                 _print_tools(state)
             else:
@@ -148,9 +148,9 @@ def chat(state: State, conversation_id: str | None, continue_last: bool) -> None
                 [f"+{n}" for n in report.added] + [f"~{n}" for n in report.changed] + [f"-{n}" for n in report.removed]
             )
             if changes:
-                err.print(f"[dim]{t('chat.reloaded', lang, changes=changes)}[/dim]")
+                err.print(styled((t("chat.reloaded", lang, changes=changes), "dim")))
             for problem in report.problems:
-                err.print(f"[yellow]![/yellow] {problem}", markup=False)
+                err.print(warning_line(str(problem)))
         printer = TurnPrinter(out, err)
         agent.ask(text, conversation_id=cid, on_event=printer)
         printer.end()

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from agent.app import App
 from agent.errors import RiverseError
@@ -44,8 +45,19 @@ class RiverseGroup(click.Group):
 pass_state = click.make_pass_decorator(State)
 
 
+def styled(*parts: str | tuple[str, str]) -> Text:
+    """A line from plain strings and ``(text, style)`` pairs. Nothing in it is read as markup, so a
+    tool's ``[x] done`` or a path with brackets is shown exactly as it is."""
+    return Text.assemble(*parts)
+
+
+def warning_line(text: str) -> Text:
+    """``! text``, the mark in yellow."""
+    return styled(("!", "yellow"), " ", text)
+
+
 def console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False)  # styles only through styled()
 
 
 def print_json(data: Any) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agent.cli.common import State, console, pass_state, print_json
+from agent.cli.common import State, console, pass_state, print_json, styled
 from agent.i18n import t
 from agent.providers.llama.model_files import (
     DEFAULT_MODEL_SHA256,
@@ -103,12 +103,11 @@ def _as_dict(name: str, provider: str, status: ModelStatus) -> dict[str, object]
 def _show(name: str, provider: str, status: ModelStatus, lang: str, custom: bool) -> None:
     out = console()
     source = t("model.custom", lang) if custom else t("model.default", lang)
-    out.print(f"[bold]{t('model.name', lang)}[/bold]: {name} ({source})", markup=True, highlight=False)
-    out.print(f"[bold]{t('model.path', lang)}[/bold]: {status.path}", markup=True)
+    out.print(styled((t("model.name", lang), "bold"), f": {name} ({source})"))
+    out.print(styled((t("model.path", lang), "bold"), f": {status.path}"))
     size = f"{status.size:,} bytes ({status.size / 1_000_000:.1f} MB)" if status.size is not None else "-"
-    out.print(f"[bold]{t('model.size', lang)}[/bold]: {size}", markup=True)
-    mark = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[yellow]·[/yellow]"}[status.verified]
-    out.print(f"{mark} ", end="", markup=True)
-    out.print(status.message, markup=False)
+    out.print(styled((t("model.size", lang), "bold"), f": {size}"))
+    mark = {True: ("✓", "green"), False: ("✗", "red"), None: ("·", "yellow")}[status.verified]
+    out.print(styled(mark, " ", status.message))
     if provider != "local":
-        out.print(f"[dim]{t('model.not_used', lang, provider=provider)}[/dim]", markup=True)
+        out.print(styled((t("model.not_used", lang, provider=provider), "dim")))

@@ -6,9 +6,8 @@ import json
 from typing import Any
 
 import click
-from rich.markup import escape
 
-from agent.cli.common import State, console, pass_state, print_json
+from agent.cli.common import State, console, pass_state, print_json, styled
 from agent.i18n import t
 from agent.toolkit.runtime import ToolRunner
 
@@ -40,25 +39,26 @@ def list_tools(state: State, as_json: bool) -> None:
     for e in entries:
         m = e.manifest
         if e.available and active.get(e.name) is e:
-            status = "[green]✓ available[/green]"
+            status: tuple[str, str] | str = ("✓ available", "green")
+            detail = ""
         elif e.available:
-            status = f"[dim]overridden by {active[e.name].path}[/dim]"
+            status, detail = (f"overridden by {active[e.name].path}", "dim"), ""
         else:
-            status = f"[red]✗ unavailable[/red]: {escape(e.reason)}"
+            status, detail = ("✗ unavailable", "red"), f": {e.reason}"
         risk = m.risk if m.risk else "read (undeclared)"
-        out.print(f"[bold]{m.name}[/bold]  {status}  [dim]· risk: {risk} · {e.origin} · {e.path}[/dim]")
-        out.print(f"  {m.description}", markup=False)
+        out.print(styled((m.name, "bold"), "  ", status, detail, "  ", (f"· risk: {risk} · {e.origin} · {e.path}", "dim")))
+        out.print(styled(f"  {m.description}"))
         for pname, desc in (m.parameters or {}).items():
             typ = m.parameter_types.get(pname, "string")
             req = ", required" if pname in (m.required or []) else ""
-            out.print(f"  [cyan]{pname}[/cyan] ({typ}{req}): {desc}")
+            out.print(styled("  ", (pname, "cyan"), f" ({typ}{req}): {desc}"))
         if m.examples:
-            out.print("  [dim]e.g. " + " | ".join(m.examples) + "[/dim]", markup=True)
+            out.print(styled(("  e.g. " + " | ".join(m.examples), "dim")))
     if problems:
         out.print()
-        out.print(f"[yellow]{t('tools.problems', lang)}[/yellow]")
+        out.print(styled((t("tools.problems", lang), "yellow")))
         for p in problems:
-            out.print(f"  {p.level}: {p}", markup=False)
+            out.print(styled(f"  {p.level}: {p}"))
 
 
 def parse_assignments(pairs: tuple[str, ...], language: str) -> dict[str, Any]:
