@@ -14,32 +14,11 @@ from agent.providers.fake import ScriptedProvider
 from agent.router import Router
 from agent.server.turns import FairGate, QueuedProvider
 from agent.tools import ToolManifest
+from tests.helpers.cursor import FakeCursor
 from tests.helpers.waiting import wait_until
 
 WEATHER = ToolManifest("weather", "Current weather of a city", {"city": "City name"}, ["Weather in Tokyo?"],
                        required=["city"], extra_examples=["Do I need an umbrella in Oslo?"])
-
-
-class Cursor:
-    def __init__(self, owner: "SingleModel"):
-        self.owner = owner
-        self.written: list[str] = []
-
-    def extend(self, text: str) -> None:
-        self.written.append(text)
-
-    def mark(self) -> int:
-        return len(self.written)
-
-    def rewind(self, mark: int) -> None:
-        del self.written[mark:]
-
-    def option_logprobs(self, options: list[str]) -> dict[str, float]:
-        return {o: (0.0 if "weather" in o else -5.0) for o in options}
-
-    def until(self, stop: str, max_tokens: int = 48, **filters) -> str:
-        self.written.append(' "Oslo' + stop)
-        return "Oslo"
 
 
 class SingleModel:
@@ -79,7 +58,7 @@ class SingleModel:
     @contextmanager
     def open_reply(self, messages, *, keep=0):
         with self._use("open_reply"):
-            yield Cursor(self)
+            yield FakeCursor({"weather": 0.0}, ["Oslo"])
 
     def embed(self, texts, *, keep=False):
         self.uses.append("embed")  # within a decision: the decision already holds the model

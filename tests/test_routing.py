@@ -19,6 +19,7 @@ from agent.providers.fake import ScriptedProvider
 from agent.router import DecisionPrompt, Router, RouterOptions, RouterProtocol
 from agent.router.texts import NO_TOOL_LOOKUP, NO_TOOL_SHOTS
 from agent.tools import ToolManifest, ToolRegistry
+from tests.helpers.cursor import FakeCursor
 
 WEATHER = ToolManifest(
     "weather", "Current weather of a city", {"city": "City name"},
@@ -199,32 +200,6 @@ def test_one_tool_budget_still_gets_a_grounded_answer(registry):
 
 
 # -------------------------------------------------------------- the local model's scored path
-class FakeCursor:
-    def __init__(self, scores: dict[str, float], values: list[str]):
-        self.scores = scores
-        self.values = list(values)
-        self.written: list[str] = []
-        self.filters: list[dict[str, Any]] = []
-
-    def extend(self, text: str) -> None:
-        self.written.append(text)
-
-    def mark(self) -> int:
-        return len(self.written)
-
-    def rewind(self, mark: int) -> None:
-        del self.written[mark:]
-
-    def option_logprobs(self, options: list[str]) -> dict[str, float]:
-        return {o: self.scores.get(o.strip().strip('"'), -20.0) for o in options}
-
-    def until(self, stop: str, max_tokens: int = 48, **filters: Any) -> str:
-        self.filters.append(filters)
-        value = self.values.pop(0)
-        self.written.append(filters.get("opening", "") + value + stop)
-        return value
-
-
 class ScoringProvider:
     """A provider with scored decoding (``open_reply``), as the embedded model has."""
 
