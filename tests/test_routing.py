@@ -501,7 +501,7 @@ def test_a_name_the_model_respelled_is_written_as_the_message_spells_it():
 def test_the_shipped_vectors_cover_every_text_of_the_built_in_tools():
     """The default model's vectors of the built-in tools' texts ship with Riverse, so a new home does
     not compute them first. Changed an example? Run .venv/bin/python -m bench.routing.shipped_vectors."""
-    from agent.providers.llama import SHIPPED_VECTORS, _Vectors, read_vectors
+    from agent.providers.llama import SHIPPED_VECTORS, SentenceVectorContext, read_vectors
 
     shipped = read_vectors(SHIPPED_VECTORS, 896)  # the default model's width
     assert len(shipped) > 300
@@ -510,5 +510,5 @@ def test_the_shipped_vectors_cover_every_text_of_the_built_in_tools():
         manifests = ToolRegistry({"language": language, "tools": everything}, packages=False).manifests()
         assert len(manifests) == 11
         texts = DecisionPrompt(manifests, language, RouterOptions()).examples.texts
-        missing = [text for text in texts if _Vectors.key(text) not in shipped]
+        missing = [text for text in texts if SentenceVectorContext.key(text) not in shipped]
         assert missing == [], f"run .venv/bin/python -m bench.routing.shipped_vectors: {len(missing)} texts have no shipped vector"
