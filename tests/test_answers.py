@@ -138,7 +138,7 @@ def test_the_answer_prompt_holds_the_question_and_the_successful_results_only(re
     assert result.answer == "It's 31°C and partly cloudy in Tokyo."
     system, user = provider.requests[-1]["messages"]
     assert system["role"] == "system" and user["role"] == "user"
-    assert user["content"].startswith("And in Tokyo?\n\nWhat the tools found:\n- Tokyo: 31°C (feels like 34°C)")
+    assert user["content"].startswith("And in Tokyo?\n\nTool results:\n- Tokyo: 31°C (feels like 34°C)")
     assert "Paris" not in user["content"] and "12°C" not in user["content"]
 
 
@@ -147,7 +147,7 @@ def test_the_answer_prompt_holds_the_question_and_the_successful_results_only(re
     [
         ("It's 12°C and light rain in Tokyo.", "the figure '12' is in neither the results nor the question"),
         ("And in Tokyo?", "the answer repeats the question"),
-        ("Copy numbers, dates, times and names exactly as they are written there.", "repeats the prompt's instructions"),
+        ("Quote their numbers as given and do not add facts.", "repeats the prompt's instructions"),
         ("The tool failed.", "the answer claims a failure that did not happen"),
         ("Let me think about Tokyo.", "the answer does not mention the result of weather"),
     ],
@@ -305,3 +305,21 @@ def test_the_cli_the_server_and_the_page_give_the_same_failure_wording(riverse_h
     events = [json.loads(line[len("data: "):]) for line in lines if line.startswith("data: ")]
     assert events[-1]["answer"] == expected
     assert "".join(e["text"] for e in events if set(e) == {"text"}) == expected
+
+
+def test_an_answer_that_invents_is_ended_at_the_end_of_its_first_sentence(registry):
+    invented = "It is 12°C in Tokyo. " + "Tomorrow will be sunny and warm, with a light breeze from the sea. " * 10
+    provider = ScriptedProvider([decision("weather", city="Tokyo"), invented], native_tools=False)
+    pieces: list[str] = []
+    complete = provider.complete
+
+    def recording(messages, **kwargs):
+        on_text = kwargs.get("on_text")
+        if on_text:
+            kwargs["on_text"] = lambda piece: (pieces.append(piece), on_text(piece))
+        return complete(messages, **kwargs)
+
+    provider.complete = recording
+    result = routed(provider, registry).ask("Weather in Tokyo?")
+    assert result.answer == "Tokyo: 31°C (feels like 34°C), Partly cloudy, humidity 62%"
+    assert len("".join(pieces)) < 40  # the generation ended after "It is 12°C in Tokyo."

@@ -197,10 +197,9 @@ def test_live_data_answers_say_why_and_hold_no_value():
 # ------------------------------------------------------------------------------------ generated
 EXAMPLES = 300
 NUMBER = st.decimals(min_value=0, max_value=10**7, places=2, allow_nan=False, allow_infinity=False)
-FORMATS = [
-    lambda n: f"{n}", lambda n: f"{n:,}", lambda n: f"{n}°C", lambda n: f"{n} 度", lambda n: f"{n} degrees",
-    lambda n: f"{n}".translate(str.maketrans("0123456789.", "０１２３４５６７８９．")),
-]
+PLAIN = [lambda n: f"{n}", lambda n: f"{n:,}", lambda n: f"{n}".translate(str.maketrans("0123456789.", "０１２３４５６７８９．"))]
+TEMPERATURES = [lambda n: f"{n}°C", lambda n: f"{n} 度", lambda n: f"{n} degrees", lambda n: f"{n}℃", lambda n: f"{n} degrees Celsius"]
+FORMATS = PLAIN + TEMPERATURES
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -215,10 +214,14 @@ def test_a_number_from_the_sources_in_any_format_is_supported(generated_cases):
     count = {"n": 0}
 
     @SETTINGS
-    @given(number=NUMBER, said=st.sampled_from(FORMATS), source=st.sampled_from(FORMATS))
-    def check_number(number, said, source):
+    @given(number=NUMBER, said=st.sampled_from(FORMATS), source=st.sampled_from(FORMATS), plain=st.sampled_from(PLAIN))
+    def check_number(number, said, source, plain):
         count["n"] += 1
-        assert unsupported_figures(f"It is {said(number)} now.", [f"value: {source(number)}"]) == []
+        if said in TEMPERATURES and source in PLAIN:  # a unit said must have been stated
+            assert unsupported_figures(f"It is {said(number)} now.", [f"value: {source(number)}"])
+        else:
+            assert unsupported_figures(f"It is {said(number)} now.", [f"value: {source(number)}"]) == []
+        assert unsupported_figures(f"It is {plain(number)} now.", [f"value: {source(number)}"]) == []
 
     run(generated_cases, "a number of the sources, any format", check_number, count)
 
@@ -294,3 +297,12 @@ def test_a_composed_answer_states_nothing_the_results_do_not(generated_cases):
             assert o.success or o.name in answer
 
     run(generated_cases, "composed answers", check_composed, count)
+
+
+def test_a_number_said_with_a_unit_must_have_been_stated_with_it():
+    assert unsupported_figures("It is 31 degrees, 62 percent humidity, wind 7 kilometers per hour.", [WEATHER]) == []
+    assert unsupported_figures("72 degrees Fahrenheit is about 22.2 degrees Celsius.", ["72 °F = 22.2222 °C"]) == []
+    assert [f.text for f in unsupported_figures("17*23 equals 391 mph.", ["17*23 = 391"])] == ["391"]
+    assert [f.unit for f in unsupported_figures("48*52 is 2496 pounds", ["48*52 = 2496"])] == ["lb"]
+    assert unsupported_figures("50 EUR is ¥8,150", ["50 EUR = 8,150.00 JPY (rate 163.00)"]) == []
+    assert [f.text for f in unsupported_figures("It is 31°F.", [WEATHER])] == ["31"]

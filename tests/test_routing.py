@@ -150,7 +150,7 @@ def test_tool_decision_runs_the_tool_with_only_real_parameters_and_answers_from_
     assert final["role"] == "user"
     assert final["content"].startswith("东京今天天气怎么样？")
     assert "\n- 东京: 12°C, sunny\n" in final["content"]
-    assert "数字、日期、时间和名称照原样抄写" in final["content"]
+    assert "数字照原样引用，不要添加结果里没有的内容。" in final["content"]
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ Pure functions on text, cheap enough to run on every answer given after a tool r
 
 - :func:`figures`: the numbers, times, dates (and temperatures, amounts: numbers with a unit) of a
   text, after :func:`normalize` (full-width digits, thousands separators, ``−``), so that ``31°C``,
-  ``31 度`` and ``31 degrees`` are one figure, and ``2026年11月30日`` and ``2026-11-30`` one date.
+  ``31 度`` and ``31 degrees`` are one figure, and ``2026年11月30日`` and ``2026-11-30`` one date;
+  a number said with a unit must have been stated with that unit (``391 mph`` is not ``= 391``).
 - :func:`names`: the named values of a text: capitalised words inside a sentence, quoted or
   back-quoted text, file names, paths and links, weekdays.
 - :func:`unsupported_figures` / :func:`unsupported_names`: what an answer states that its sources
@@ -41,11 +42,63 @@ def normalize(text: str) -> str:
 class Figure:
     """A figure as stated: ``kind`` is ``number`` (value: a Decimal, its sign dropped), ``time``
     (hour, minute or None, second or None, whether a.m./p.m. was said) or ``date`` (year or None,
-    month, day); ``text`` is how it was written."""
+    month, day); ``text`` is how it was written; ``unit``: a number's unit, when it has a known one
+    (one spelling per unit: ``°C`` for ``℃``, ``度``... see :data:`UNITS`)."""
 
     kind: str
     value: tuple
     text: str
+    unit: str = ""
+
+
+#: unit -> its spellings after a number (a 0.5B model writes 31°C as "31 degrees" or "31度")
+UNITS = {
+    "°C": ("°c", "degrees celsius", "degree celsius", "celsius", "摄氏度", "攝氏度"),
+    "°F": ("°f", "degrees fahrenheit", "degree fahrenheit", "fahrenheit", "华氏度", "華氏度", "華氏"),
+    "deg": ("degrees", "degree", "度"),
+    "%": ("%", "percent", "per cent", "パーセント"),
+    "km/h": ("km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour", "公里/小时", "公里每小时", "キロ毎時"),
+    "mph": ("mph", "miles per hour", "英里/小时", "英里每小时", "マイル毎時"),
+    "m/s": ("m/s", "meters per second", "米/秒", "米每秒"),
+    "kg": ("kg", "kilograms", "kilogram", "公斤", "千克", "キログラム"),
+    "g": ("grams", "gram", "克", "グラム"),
+    "lb": ("lbs", "lb", "pounds", "pound", "磅", "ポンド"),
+    "km": ("km", "kilometers", "kilometres", "kilometer", "kilometre", "公里", "千米", "キロメートル"),
+    "cm": ("cm", "centimeters", "centimetres", "厘米", "センチメートル", "センチ"),
+    "mm": ("mm", "millimeters", "millimetres", "毫米", "ミリメートル"),
+    "m": ("m", "meters", "metres", "meter", "metre", "米", "メートル"),
+    "mi": ("mi", "miles", "mile", "英里", "マイル"),
+    "ft": ("ft", "feet", "foot", "英尺", "フィート"),
+    "in": ("inches", "inch", "英寸", "インチ"),
+    "TB": ("tb", "terabytes"), "GB": ("gb", "gigabytes"), "MB": ("mb", "megabytes"), "KB": ("kb", "kilobytes"),
+    "JPY": ("jpy", "yen", "日元", "日圆", "円"),
+    "EUR": ("eur", "euros", "euro", "欧元", "ユーロ"),
+    "USD": ("usd", "dollars", "dollar", "美元", "ドル"),
+    "CNY": ("cny", "rmb", "yuan", "人民币", "元"),
+}
+_UNIT_OF = {spelling: unit for unit, spellings in UNITS.items() for spelling in spellings}
+_UNIT_AFTER = re.compile(
+    r"[ \t]*(" + "|".join(re.escape(u) for u in sorted(_UNIT_OF, key=len, reverse=True)) + r")(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_UNIT_BEFORE = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "yen"}
+#: units that stand for others: "degrees" for either scale, "¥" for yen or yuan
+_STANDS_FOR = {"deg": {"°C", "°F", "deg"}, "yen": {"JPY", "CNY", "yen"}}
+
+
+def _unit(text: str, start: int, end: int) -> str:
+    before = text[start - 1] if start > 0 else ""
+    if before in _UNIT_BEFORE:
+        return _UNIT_BEFORE[before]
+    after = _UNIT_AFTER.match(text, end)
+    return _UNIT_OF[after.group(1).lower()] if after else ""
+
+
+def _same_unit(said: str, known: str) -> bool:
+    """Whether a number said with unit ``said`` can be one stated with ``known`` (no unit said: any)."""
+    if not said or said == known:
+        return True
+    return known in _STANDS_FOR.get(said, ()) or said in _STANDS_FOR.get(known, ())
 
 
 _MONTHS = {
@@ -143,9 +196,10 @@ def figures(text: str) -> list[Figure]:
     numbers = []
     for match in _NUMBER.finditer(text):
         try:
-            numbers.append(Figure("number", (Decimal(match.group(1)),), match.group(0)))
+            value = Decimal(match.group(1))
         except InvalidOperation:  # pragma: no cover - the pattern only matches decimals
             continue
+        numbers.append(Figure("number", (value,), match.group(0), _unit(text, match.start(), match.end())))
     return dates + times + numbers
 
 
@@ -153,7 +207,7 @@ def figures(text: str) -> list[Figure]:
 class _Known:
     """What the sources state, ready for lookups."""
 
-    numbers: list[Decimal] = field(default_factory=list)
+    numbers: list[tuple[Decimal, str]] = field(default_factory=list)  # value and unit
     times: list[tuple] = field(default_factory=list)
     dates: list[tuple] = field(default_factory=list)
 
@@ -167,18 +221,20 @@ class _Known:
 
     def add(self, figure: Figure) -> None:
         if figure.kind == "number":
-            self.numbers.append(figure.value[0])
+            self.numbers.append((figure.value[0], figure.unit))
         elif figure.kind == "time":
             self.times.append(figure.value)
             hour, minute, second, _ = figure.value
-            self.numbers.extend(Decimal(v) for v in (hour, hour % 12 or 12, minute, second) if v is not None)
+            self.numbers.extend((Decimal(v), "") for v in (hour, hour % 12 or 12, minute, second) if v is not None)
         else:
             self.dates.append(figure.value)
-            self.numbers.extend(Decimal(v) for v in figure.value if v is not None)
+            self.numbers.extend((Decimal(v), "") for v in figure.value if v is not None)
 
     def supports(self, figure: Figure) -> bool:
         if figure.kind == "number":
-            return any(_same_number(figure.value[0], known) for known in self.numbers)
+            return any(
+                _same_number(figure.value[0], known) and _same_unit(figure.unit, unit) for known, unit in self.numbers
+            )
         if figure.kind == "time":
             return any(_same_time(figure.value, known) for known in self.times) or (
                 figure.value[1] is None and self.supports(Figure("number", (Decimal(figure.value[0]),), figure.text))

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from agent.i18n import pick
 from agent.loop.answers import compose, with_failures
 from agent.loop.events import Event, EventCallback, Reply
-from agent.loop.grounding import Verdict, check, claims_failure, cut_loop, loop_start
+from agent.loop.grounding import Verdict, check, claims_failure, cut_loop, loop_start, unsupported_figures, unsupported_names
 from agent.providers.base import Provider, capabilities_of
 from agent.toolkit.runtime import ToolOutcome
 
@@ -51,10 +51,12 @@ _BOUNDARY = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 
 class HeldAnswer:
     """An answer's text, kept from the user until it is checked; other events pass. The generation
-    is ended once the text repeats itself or grows past ``limit`` characters."""
+    is ended once the text repeats itself, grows past ``limit`` characters, or, at the end of a
+    sentence, ``fails`` (it states what no result does: it will be replaced, so it need not go on)."""
 
-    def __init__(self, emit: EventCallback, limit: int = MAX_ANSWER_CHARS):
+    def __init__(self, emit: EventCallback, fails: Callable[[str], bool] = lambda text: False, limit: int = MAX_ANSWER_CHARS):
         self.emit = emit
+        self.fails = fails
         self.limit = limit
         self.text = ""
 
@@ -63,7 +65,10 @@ class HeldAnswer:
             self.emit(event)
             return
         self.text += event.text
-        if len(self.text) > self.limit or (_BOUNDARY.search(event.text) and loop_start(self.text) is not None):
+        if len(self.text) > self.limit:
+            raise StopAnswer
+        ended = _BOUNDARY.search(self.text, max(0, len(self.text) - len(event.text) - 1))
+        if ended and (loop_start(self.text) is not None or self.fails(self.text)):
             raise StopAnswer
 
     @property
@@ -140,8 +145,13 @@ class AnswerGuard:
         """The event callback for the model's next move: held once tools ran, by sentence before."""
         if not self.on:
             return emit
-        self.watcher = HeldAnswer(emit) if outcomes else SentenceStream(emit)
+        self.watcher = HeldAnswer(emit, lambda text: self._invents(text, outcomes)) if outcomes else SentenceStream(emit)
         return self.watcher
+
+    def _invents(self, text: str, outcomes: Sequence[ToolOutcome]) -> bool:
+        """Whether ``text`` already states a figure or a name that nothing the model was shown holds."""
+        sources = [self.question, *(shown(o) for o in outcomes if o.success or self.shows_failures)]
+        return bool(unsupported_figures(text, sources) or unsupported_names(text, sources))
 
     def compose_now(self, outcomes: Sequence[ToolOutcome]) -> bool:
         """Whether the answer is Riverse's own without asking the model: every call failed and the

@@ -53,6 +53,8 @@ class NativeProtocol:
 
     name = "native"
     prepares_prompts = False
+    #: the wording of its prompts, which an answer must not repeat
+    answer_instructions = prompts.instruction_pieces(prompts.SYSTEM, prompts.FINAL_ONLY)
 
     def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
         return {}
@@ -121,6 +123,7 @@ class JsonProtocol:
 
     name = "json"
     prepares_prompts = False
+    answer_instructions = prompts.instruction_pieces(prompts.SYSTEM, prompts.JSON_PROTOCOL, prompts.TOOL_RESULTS, prompts.FINAL_ONLY)
 
     def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
         return {}

@@ -9,10 +9,9 @@ for live data gets a reason instead of a model's guess (:mod:`agent.router.live_
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING
 
-from agent.i18n import LANGUAGES, detect_language, pick
+from agent.i18n import detect_language, pick
 import agent.loop.prompts as prompts
 from agent.loop.answers import live_data_answer
 from agent.loop.events import Event, EventCallback, Reply
@@ -43,13 +42,7 @@ class RouterProtocol:
     #: the answer prompt holds the successful results only
     shows_failures = False
     #: the wording of the answer prompts, which an answer must not repeat
-    answer_instructions = tuple(
-        piece
-        for table in (GROUNDED, ANSWER_LANGUAGE, prompts.SYSTEM)
-        for language in LANGUAGES
-        for piece in re.split(r"\{\w+\}", table[language])
-        if piece.strip()
-    )
+    answer_instructions = prompts.instruction_pieces(GROUNDED, ANSWER_LANGUAGE, prompts.SYSTEM)
     #: the longest answer after tools ran, in tokens
     answer_tokens = 200
 

@@ -132,18 +132,18 @@ ANSWER_LANGUAGE = {
 #: earlier turns (a small model copies an earlier answer's figures); failures are stated by Riverse
 GROUNDED = {
     "en": (
-        "{question}\n\nWhat the tools found:\n{results}\n\n"
-        "Answer the question above in one or two short sentences, from what the tools found. "
-        "Copy numbers, dates, times and names exactly as they are written there. Answer in English."
+        "{question}\n\nTool results:\n{results}\n\n"
+        "Answer the question in one or two short sentences, using only these results; quote their numbers as "
+        "given and do not add facts they do not contain. Answer in English."
     ),
     "zh": (
-        "{question}\n\n工具查到的内容：\n{results}\n\n"
-        "请根据工具查到的内容，用一两句简短的话回答上面的问题。数字、日期、时间和名称照原样抄写。请用中文回答。"
+        "{question}\n\n工具结果：\n{results}\n\n"
+        "请只根据这些结果，用一两句简短的话回答上面的问题；数字照原样引用，不要添加结果里没有的内容。请用中文回答。"
     ),
     "ja": (
-        "{question}\n\nツールで分かったこと：\n{results}\n\n"
-        "ツールで分かったことをもとに、上の質問に一、二文で短く答えてください。数値・日付・時刻・名前は書かれているとおりに写してください。"
-        "日本語で答えてください。"
+        "{question}\n\nツールの結果：\n{results}\n\n"
+        "これらの結果だけを使って、上の質問に一、二文で短く答えてください。数値はそのまま引用し、結果にないことは"
+        "付け加えないでください。日本語で答えてください。"
     ),
 }
 
