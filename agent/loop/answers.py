@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from agent.i18n import pick
+from agent.i18n import detect_language, pick
 from agent.toolkit.runtime import ToolOutcome
 
 #: the most of one result a composed answer repeats (a page or a file is cut, at a line or sentence end)
@@ -22,6 +22,13 @@ ALL_FAILED = {
     "en": "I could not get an answer from the tools this time.",
     "zh": "这次没能从工具得到结果。",
     "ja": "今回はツールから結果を得られませんでした。",
+}
+
+#: before a result that is not written in the user's language (a calculation, a unit conversion)
+RESULT_LEAD = {
+    "en": "{tool} returned: ",
+    "zh": "{tool} 的结果：",
+    "ja": "{tool} の結果：",
 }
 
 NO_OUTPUT = {
@@ -167,8 +174,14 @@ def cap(text: str, limit: int = RESULT_CHARS) -> str:
 
 
 def result_text(outcome: ToolOutcome, language: str) -> str:
-    """A successful outcome as an answer says it: the tool's own text (cut when long)."""
-    return cap(outcome.data) if outcome.data.strip() else pick(NO_OUTPUT, language, tool=outcome.name)
+    """A successful outcome as an answer says it: the tool's own text (cut when long), led by a few
+    words in ``language`` when the text itself is not in it."""
+    if not outcome.data.strip():
+        return pick(NO_OUTPUT, language, tool=outcome.name)
+    text = cap(outcome.data)
+    if detect_language(text, "") != language:
+        return pick(RESULT_LEAD, language, tool=outcome.name) + text
+    return text
 
 
 def compose(outcomes: Sequence[ToolOutcome], language: str) -> str:

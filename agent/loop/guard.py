@@ -169,7 +169,7 @@ class AnswerGuard:
         failures = [shown(o) for o in outcomes if not o.success] if self.shows_failures else []
         return check(
             answer, self.question, successes, context=failures,
-            instructions=self.instructions, failures_shown=bool(failures),
+            instructions=self.instructions, failures_shown=bool(failures), language=self.language,
         )
 
     def finish(self, reply: Reply, outcomes: Sequence[ToolOutcome], emit: EventCallback) -> str:

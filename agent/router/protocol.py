@@ -44,7 +44,7 @@ class RouterProtocol:
     #: the wording of the answer prompts, which an answer must not repeat
     answer_instructions = prompts.instruction_pieces(GROUNDED, ANSWER_LANGUAGE, prompts.SYSTEM)
     #: the longest answer after tools ran, in tokens
-    answer_tokens = 200
+    answer_tokens = 128
 
     def __init__(self, router: Router | None = None):
         self.router = router or Router()
