@@ -182,6 +182,38 @@ class Bench:
         return Answer(case, "baseline", text, time.perf_counter() - started, self.counter.calls - before, False, chosen)
 
 
+ROUTING_CASES = sorted((Path(__file__).resolve().parents[1] / "routing").glob("cases*.yaml"))
+
+
+def refusals(bench: Bench) -> str:
+    """How many messages of the routing benchmark that need no tool the live-data detector would
+    answer with a refusal (when the router, rightly, chose no tool for them): a line of the report."""
+    counts: dict[str, list[int]] = {}
+    for path in ROUTING_CASES:
+        for case in yaml.safe_load(path.read_text(encoding="utf-8")):
+            if case["tool"] is not None:
+                continue
+            agent = bench.agent({"lang": case["lang"]})
+            language = case["lang"]
+            manifests = agent.registry.manifests(language)
+            protocol = agent.protocol
+            decision = protocol.router.decide(bench.provider, manifests, case["message"], language)
+            if decision.tool is not None:
+                continue
+            none = protocol.router.prompt(manifests, language).none
+            found = protocol.live_data.find(agent, manifests, decision, case["message"], language, none)
+            split = "tune" if case["split"] == "tune" else "other"
+            counts.setdefault(split, [0, 0])
+            counts[split][0] += found is not None
+            counts[split][1] += 1
+            if found is not None:
+                print(f"refused: {case['message']!r} ({found.tool}, {found.reason})", file=sys.stderr, flush=True)
+    tune, other = counts.get("tune", [0, 0]), counts.get("other", [0, 0])
+    return (f"Messages of `bench/routing/cases*.yaml` that need no tool (and got none from the router) answered with a "
+            f"live-data refusal instead of the model: {tune[0]} of {tune[1]} in its tune split (the margins were chosen "
+            f"on them), {other[0]} of {other[1]} in the others.")
+
+
 def seed(agent: Agent, case: dict[str, Any]) -> str:
     """A conversation with the case's earlier turns (and its tool's failed last call)."""
     store = agent.store
@@ -229,7 +261,8 @@ def table(results: dict[str, list[Answer]], splits: list[str]) -> list[str]:
     return lines
 
 
-def report(results: dict[str, list[Answer]], splits: list[str], command: str, penalty: float, load: float | None) -> str:
+def report(results: dict[str, list[Answer]], splits: list[str], command: str, penalty: float, load: float | None,
+           extra: list[str]) -> str:
     cases = results["riverse"]
     chosen = sum(1 for a in cases if a.tool_chosen)
     lines = [
@@ -254,6 +287,7 @@ def report(results: dict[str, list[Answer]], splits: list[str], command: str, pe
         "",
         f"Cases where the router chose a tool although the case has none (left out above): {chosen}.",
     ]
+    lines.extend(extra)
     if load is not None:
         lines.append(f"Model load (llama.cpp, in this process): {load:.2f} s.")
     return "\n".join(lines) + "\n"
@@ -266,6 +300,8 @@ def main() -> None:
     parser.add_argument("--lang", choices=["en", "zh", "ja"], action="append", help="only these languages")
     parser.add_argument("--penalty", type=float, default=None, help="the riverse method's repetition penalty")
     parser.add_argument("--no-baseline", action="store_true", help="skip the baseline (while tuning)")
+    parser.add_argument("--no-refusals", action="store_true",
+                        help="skip counting live-data refusals of bench/routing's messages that need no tool")
     parser.add_argument("--dump", metavar="FILE", help="write every answer with its scores as JSON")
     parser.add_argument("--write", action="store_true", help="replace the Answers section of bench/RESULTS.md")
     args = parser.parse_args()
@@ -299,8 +335,10 @@ def main() -> None:
                   "tool_chosen": a.tool_chosen, "notices": a.notices, **a.scores} for a in answers] for m, answers in results.items()},
             ensure_ascii=False, indent=1), encoding="utf-8")
     splits = ["all"] if args.split != "all" else ["tune", "holdout", "all"]
+    extra = [] if args.no_refusals else [refusals(bench)]
     argv = " ".join(sys.argv[1:])
-    text = report(results, splits, f".venv/bin/python -m bench.answers.run {argv}".strip(), penalty, provider.load_seconds)
+    text = report(results, splits, f".venv/bin/python -m bench.answers.run {argv}".strip(), penalty, provider.load_seconds,
+                  extra)
     print(text)
     if args.write:
         write_section("answers", text)
