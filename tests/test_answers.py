@@ -322,3 +322,17 @@ def test_an_answer_that_invents_is_ended_at_the_end_of_its_first_sentence(regist
     result = routed(provider, registry).ask("Weather in Tokyo?")
     assert result.answer == "Tokyo: 31°C (feels like 34°C), Partly cloudy, humidity 62%"
     assert len("".join(pieces)) < 40  # the generation ended after "It is 12°C in Tokyo."
+
+
+def test_a_follow_up_no_tool_answers_states_no_figure_the_conversation_does_not_hold(registry):
+    store = open_store(":memory:")
+    agent = routed(ScriptedProvider([decision("weather", city="Nowhere")], native_tools=False), registry, store=store)
+    first = agent.ask("What's the weather in Nowhere?")
+    agent.provider = ScriptedProvider([decision("none"), "Wear a light jacket: it will be 22 degrees and cloudy."], native_tools=False)
+    events: list[Event] = []
+    follow_up = agent.ask("So what should I wear?", conversation_id=first.conversation_id, on_event=events.append)
+    assert follow_up.answer.startswith("I can't look that up: the weather tool failed when I last tried (")
+    assert "22" not in "".join(texts(events))
+    agent.provider = ScriptedProvider([decision("none"), "Something comfortable, whatever the weather."], native_tools=False)
+    kept = agent.ask("So what should I wear?", conversation_id=first.conversation_id)
+    assert kept.answer == "Something comfortable, whatever the weather."

@@ -306,3 +306,9 @@ def test_a_number_said_with_a_unit_must_have_been_stated_with_it():
     assert [f.unit for f in unsupported_figures("48*52 is 2496 pounds", ["48*52 = 2496"])] == ["lb"]
     assert unsupported_figures("50 EUR is ¥8,150", ["50 EUR = 8,150.00 JPY (rate 163.00)"]) == []
     assert [f.text for f in unsupported_figures("It is 31°F.", [WEATHER])] == ["31"]
+
+
+def test_the_same_failure_twice_is_said_once():
+    twice = [outcome("weather", False, error=UNREACHABLE), outcome("weather", False, error=UNREACHABLE)]
+    assert compose(twice, "en").count("The weather tool failed") == 1
+    assert loop_start(compose(twice, "en")) is None

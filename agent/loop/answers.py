@@ -130,6 +130,8 @@ class LiveData:
     reason: str
     detail: str = ""
     example: str = ""
+    #: the evidence is strong enough to answer without the model (else its answer is checked)
+    certain: bool = True
 
 
 def live_data_answer(live: LiveData, language: str) -> str:
@@ -159,8 +161,8 @@ def failure_line(outcome: ToolOutcome, language: str) -> str:
 
 
 def failure_lines(outcomes: Sequence[ToolOutcome], language: str) -> str:
-    """The failed outcomes, one line each ("" when none failed)."""
-    return "\n".join(failure_line(o, language) for o in outcomes if not o.success)
+    """The failed outcomes, one line each, a line said once ("" when none failed)."""
+    return "\n".join(dict.fromkeys(failure_line(o, language) for o in outcomes if not o.success))
 
 
 def cap(text: str, limit: int = RESULT_CHARS) -> str:

@@ -10,6 +10,10 @@ asks for live data when
   Nearness is the router's own: the model's sentence vectors when the provider has them, else the
   overlap of words and characters (:func:`lexical_scores`).
 
+A message that is nearer to a tool's examples, but by less than the margin, may still ask for live
+data, and so may a follow-up in a conversation where a tool ran (:meth:`LiveDataFinder.follow_up`):
+their answer is the model's, unless that states a figure the conversation does not hold.
+
 The reason given is ``off`` (the nearest tool is not available), ``failed`` (its last call in this
 conversation failed), ``missing`` (a value is missing) or ``declined``.
 """
@@ -74,8 +78,11 @@ class LiveDataFinder:
     def find(
         self, agent: "Agent", manifests: list[ToolManifest], decision: Decision | None, question: str, language: str, none: str
     ) -> LiveData | None:
-        """The live data ``question`` asks for, or None. ``manifests``: the available tools (as put
-        to the router); ``decision``: the router's, when it decided; ``none``: its no-tool label."""
+        """The live data ``question`` may ask for, or None when it is nearer to messages that need no
+        tool. ``certain`` is set when a value is missing or the margin is reached; a message only a
+        little nearer to a tool's examples gets an answer from the model that states no figure of its
+        own (see :class:`~agent.router.protocol.RouterProtocol`). ``manifests``: the available tools
+        (as put to the router); ``decision``: the router's, when it decided; ``none``: its no-tool label."""
         available = {m.name: m for m in manifests}
         off = _unavailable(agent, language, set(available))
         if decision is not None and decision.declined in available:
@@ -86,16 +93,37 @@ class LiveDataFinder:
             if not tools:
                 return None
             tool = max(tools, key=lambda name: tools[name])
-            margin = MARGIN if self._uses_vectors(agent, decision) else LEXICAL_MARGIN
-            if tools[tool] - nearest.get(none, 0.0) < margin:
+            margin = tools[tool] - nearest.get(none, 0.0)
+            if margin <= 0:
                 return None
             manifest, reason = (off[tool][0], "off") if tool in off else (available[tool], "declined")
             live = LiveData(tool, reason, off[tool][1] if tool in off else "", _example(manifest))
+            live.certain = margin >= (MARGIN if self._uses_vectors(agent, decision) else LEXICAL_MARGIN)
         if live.reason != "off":
             failed = _last_failure(agent, live.tool)
             if failed:
                 live.reason, live.detail = "failed", failed
         return live
+
+    @staticmethod
+    def follow_up(agent: "Agent", language: str) -> LiveData | None:
+        """The tool of the conversation's last call, as what a follow-up no tool answers may ask for
+        again (not ``certain``: the model answers, from what the conversation holds)."""
+        if not agent.conversation_id:
+            return None
+        try:
+            calls = agent.store.tool_calls(limit=1, conversation=agent.conversation_id)
+        except Exception:  # noqa: BLE001 - a store without the log gives no evidence
+            return None
+        if not calls:
+            return None
+        call = calls[0]
+        manifests = {m.name: m for m in agent.registry.manifests(language)}
+        manifest = manifests.get(call["name"])
+        example = _example(manifest) if manifest is not None else ""
+        if call.get("success"):
+            return LiveData(call["name"], "declined", "", example, certain=False)
+        return LiveData(call["name"], "failed", str(call.get("error") or call.get("status") or ""), example, certain=False)
 
     @staticmethod
     def _uses_vectors(agent: "Agent", decision: Decision | None) -> bool:

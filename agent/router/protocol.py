@@ -13,14 +13,16 @@ from typing import TYPE_CHECKING
 
 from agent.i18n import detect_language, pick
 import agent.loop.prompts as prompts
-from agent.loop.answers import live_data_answer
+from agent.loop.answers import LiveData, live_data_answer
 from agent.loop.events import Event, EventCallback, Reply
+from agent.loop.grounding import cut_loop, is_echo, unsupported_figures, unsupported_names
+from agent.loop.guard import HeldAnswer, StopAnswer
 from agent.loop.protocols import NativeProtocol
 from agent.providers.base import Completion, ToolCallRequest
 from agent.router.decision import Router
 from agent.router.live_data import LiveDataFinder
 from agent.router.prompt import Decision
-from agent.router.texts import ANSWER_LANGUAGE, GROUNDED, PREPARING, UNREADABLE
+from agent.router.texts import ANSWER_LANGUAGE, GROUNDED, NOT_LOOKED_UP, PREPARING, UNREADABLE
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.runtime import ToolOutcome
 
@@ -69,6 +71,7 @@ class RouterProtocol:
             bound = self.answer_tokens if agent.grounded else None
             return self._answer(agent, _grounded(messages, question, position, language), emit, bound)
         decision: Decision | None = None
+        live: LiveData | None = None
         manifests = _in_language(agent, manifests, language)
         if manifests:
             if not self.router.is_prepared(agent.provider, manifests, language):
@@ -82,13 +85,44 @@ class RouterProtocol:
         if agent.grounded:
             none = self.router.prompt(manifests, language).none if manifests else "none"
             live = self.live_data.find(agent, manifests, decision, question, language, none)
-            if live is not None:
+            if live is not None and live.certain:
                 text = live_data_answer(live, language)
                 emit(Event("text", text=text))
                 return Reply(text=text, streamed=True)
         answer_messages = list(messages)
         answer_messages[0] = {"role": "system", "content": f"{messages[0]['content']} {pick(ANSWER_LANGUAGE, language)}"}
+        if agent.grounded:
+            earlier = [m for m in messages[1:position] if m.get("role") in ("user", "assistant")]
+            follow_up = self.live_data.follow_up(agent, language) if live is None else None
+            if live is not None:  # near a tool's examples: only the user's own figures
+                asked = [question, *(m.get("content") or "" for m in earlier if m.get("role") == "user")]
+                return self._checked_answer(agent, answer_messages, emit, asked, live, language)
+            if follow_up is not None:  # after a tool ran in this conversation: what the conversation holds
+                asked = [question, *(m.get("content") or "" for m in earlier)]
+                return self._checked_answer(agent, answer_messages, emit, asked, follow_up, language)
         return self._answer(agent, answer_messages, emit)
+
+    def _checked_answer(
+        self, agent: "Agent", messages: list[dict], emit: EventCallback, asked: list[str], live: LiveData, language: str
+    ) -> Reply:
+        """The model's answer to a message that may ask for live data: held, and replaced by why it was
+        not looked up when it states a figure or a name that none of the user's messages (``asked``)
+        holds, or repeats the question."""
+
+        def invents(text: str) -> bool:
+            return bool(unsupported_figures(text, asked) or unsupported_names(text, asked))
+
+        held = HeldAnswer(emit, invents)
+        try:
+            text = self._answer(agent, messages, held, self.answer_tokens).text
+        except StopAnswer:
+            text = held.kept
+        text = cut_loop(text)
+        if invents(text) or is_echo(text, asked[0]) or not text.strip():
+            emit(Event("notice", text=pick(NOT_LOOKED_UP, agent.language)))
+            text = live_data_answer(live, language)
+        emit(Event("text", text=text))
+        return Reply(text=text, streamed=True)
 
     @staticmethod
     def _answer(agent: "Agent", messages: list[dict], emit: EventCallback, max_tokens: int | None = None) -> Reply:

@@ -158,3 +158,9 @@ UNREADABLE = {
     "zh": "无法读取模型的工具决定（{error}），将不使用工具直接回答",
     "ja": "モデルのツール判断を読み取れませんでした（{error}）。ツールを使わずに答えます",
 }
+
+NOT_LOOKED_UP = {
+    "en": "the model's answer stated what no tool looked up; answering with why it was not looked up instead",
+    "zh": "模型的回答给出了没有任何工具查询过的内容；改为说明为什么没有查询",
+    "ja": "モデルの回答にツールで調べていない内容が含まれていたため、調べなかった理由を答えます",
+}

@@ -42,6 +42,7 @@ from agent.providers.llama import LocalProvider
 from agent.storage import open_store
 from agent.toolkit.runtime import ToolOutcome, ToolRunner
 from agent.tools import ToolRegistry
+from agent.router.texts import NOT_LOOKED_UP
 from bench.answers import baseline
 from bench.results import write_section
 
@@ -186,32 +187,31 @@ ROUTING_CASES = sorted((Path(__file__).resolve().parents[1] / "routing").glob("c
 
 
 def refusals(bench: Bench) -> str:
-    """How many messages of the routing benchmark that need no tool the live-data detector would
-    answer with a refusal (when the router, rightly, chose no tool for them): a line of the report."""
+    """How many messages of the routing benchmark that need no tool (and that the router, rightly,
+    gave no tool) get a live-data refusal instead of the model's answer: a line of the report."""
     counts: dict[str, list[int]] = {}
     for path in ROUTING_CASES:
         for case in yaml.safe_load(path.read_text(encoding="utf-8")):
             if case["tool"] is not None:
                 continue
             agent = bench.agent({"lang": case["lang"]})
-            language = case["lang"]
-            manifests = agent.registry.manifests(language)
-            protocol = agent.protocol
-            decision = protocol.router.decide(bench.provider, manifests, case["message"], language)
-            if decision.tool is not None:
+            events: list[Event] = []
+            before = bench.counter.calls
+            bench.provider.repeat_penalty = bench.penalty
+            result = agent.ask(case["message"], on_event=events.append)
+            if result.tool_calls:
                 continue
-            none = protocol.router.prompt(manifests, language).none
-            found = protocol.live_data.find(agent, manifests, decision, case["message"], language, none)
+            refused = bench.counter.calls == before or any(e.kind == "notice" and e.text == NOT_LOOKED_UP["en"] for e in events)
             split = "tune" if case["split"] == "tune" else "other"
             counts.setdefault(split, [0, 0])
-            counts[split][0] += found is not None
+            counts[split][0] += refused
             counts[split][1] += 1
-            if found is not None:
-                print(f"refused: {case['message']!r} ({found.tool}, {found.reason})", file=sys.stderr, flush=True)
+            if refused:
+                print(f"refused: {case['message']!r}: {result.answer[:100]!r}", file=sys.stderr, flush=True)
     tune, other = counts.get("tune", [0, 0]), counts.get("other", [0, 0])
     return (f"Messages of `bench/routing/cases*.yaml` that need no tool (and got none from the router) answered with a "
-            f"live-data refusal instead of the model: {tune[0]} of {tune[1]} in its tune split (the margins were chosen "
-            f"on them), {other[0]} of {other[1]} in the others.")
+            f"live-data refusal instead of the model's answer: {tune[0]} of {tune[1]} in its tune split (the margins were "
+            f"chosen on them), {other[0]} of {other[1]} in the others.")
 
 
 def seed(agent: Agent, case: dict[str, Any]) -> str:

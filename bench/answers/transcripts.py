@@ -62,7 +62,7 @@ def _read_until(fd: int, marker: str, seen: str, timeout: float) -> str:
         if not chunk:
             break
         buffer += chunk
-        if marker and marker in buffer.decode("utf-8", "ignore"):
+        if marker and marker in _ANSI.sub("", buffer.decode("utf-8", "ignore")):
             break
     return buffer.decode("utf-8", "replace")
 
@@ -118,11 +118,14 @@ def main() -> None:
     parser.add_argument("--models", type=Path, required=True, help="a folder holding the assembled default model")
     parser.add_argument("--cache", type=Path, help="a cache folder of prepared tool prompts to share")
     parser.add_argument("--lang", choices=list(SESSIONS), action="append", help="only these languages")
+    parser.add_argument("--only", choices=["before", "after"], help="record only one of the two")
     args = parser.parse_args()
     versions = {"after": ROOT}
     with tempfile.TemporaryDirectory(prefix="riverse-transcripts-") as tmp:
         if args.before:
             versions = {"before": extract(args.before, Path(tmp) / "before"), **versions}
+        if args.only:
+            versions = {args.only: versions[args.only]}
         for language in args.lang or list(SESSIONS):
             prompt, messages = SESSIONS[language]
             for version, code in versions.items():
