@@ -96,6 +96,11 @@ FOLLOW_UPS = {
     "zh": ["那明天呢？", "晚上会下雨吗？", "那边周末天气如何？", "现在那边冷吗？", "现在比刚才冷吗？"],
     "ja": ["明日は？", "夜は雨が降る？", "週末はどう？", "向こうは今寒い？", "さっきより寒くなった？"],
 }
+ADVICE_FOLLOW_UPS = {
+    "en": ["So what should I wear?", "Hmm, what should I pack then?", "Thanks. Anything I should take with me?"],
+    "zh": ["那我该穿什么？", "那出门要带什么？", "好的，那我出门要注意什么？"],
+    "ja": ["それなら何を着ればいい？", "じゃあ何を持っていけばいい？", "了解。出かけるとき何に気をつければいい？"],
+}
 NEWS_Q = {"en": "What's the latest news about {t}?", "zh": "{t}的最新消息是什么？", "ja": "{t}の最新ニュースは？"}
 TOPICS = [("the Mars mission", "火星任务", "火星探査"), ("the World Cup", "世界杯", "ワールドカップ"), ("electric cars", "电动汽车", "電気自動車")]
 PAGE_Q = {"en": "Summarize {u}", "zh": "总结一下 {u} 的内容", "ja": "{u} を要約して"}
@@ -324,6 +329,18 @@ def live_cases(rng: random.Random, lang: str) -> list[dict[str, Any]]:
         cases.append(case)
     cases.append({"question": CURRENCY_Q[lang].format(a=70)})  # no tool for it at all
     cases.append({"question": STOCK_Q[lang].format(s="NVDA")})
+    own = random.Random(f"follow-ups-{lang}")  # apart, so that the cases above stay as they were
+    for i, follow_up in enumerate(ADVICE_FOLLOW_UPS[lang]):  # a follow-up that needs no value, after a weather call
+        result = weather_ok(own, lang, i + 7) if i == 1 else weather_failed(own, lang, i + 7)
+        answer = result["data"] if result["ok"] else {"en": "The weather tool failed: ", "zh": "工具 weather 失败了：",
+                                                       "ja": "ツール weather が失敗しました："}[lang] + result["error"]
+        case = {"question": follow_up, "history": [{"role": "user", "content": WEATHER_Q[lang][0].format(c=city(i + 7, lang))},
+                                                   {"role": "assistant", "content": answer}]}
+        if result["ok"]:
+            case["succeeded_before"] = {"weather": result["data"]}
+        else:
+            case["failed_before"] = {"weather": result["error"]}
+        cases.append(case)
     return cases
 
 

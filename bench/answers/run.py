@@ -77,6 +77,7 @@ def score(answer: Answer) -> dict[str, Any]:
     results = case.get("results", [])
     sources = [case["question"], *(json.dumps(r["params"], ensure_ascii=False) for r in results),
                *(r.get("data", "") or r.get("error", "") for r in results), *case.get("failed_before", {}).values(),
+               *case.get("succeeded_before", {}).values(),
                *RIVERSE_WORDING]
     invented = [f.text for f in unsupported_figures(text, sources)]
     names = unsupported_names(text, sources)
@@ -222,6 +223,8 @@ def seed(agent: Agent, case: dict[str, Any]) -> str:
         store.add_message(cid, message["role"], message["content"])
     for tool, error in case.get("failed_before", {}).items():
         store.add_tool_call(cid, ToolOutcome(tool, {}, False, error=error, status="failed"))
+    for tool, data in case.get("succeeded_before", {}).items():
+        store.add_tool_call(cid, ToolOutcome(tool, {}, True, data=data))
     return cid
 
 

@@ -28,10 +28,10 @@ UNREACHABLE = "http://127.0.0.1:9"
 #: per language: the chat's prompt, then the messages typed (weather with no network, a follow-up no
 #: tool answers, the time and a calculation at once, a calculation and a follow-up with a new result)
 SESSIONS = {
-    "en": ("you> ", ["What's the weather in Tokyo?", "And tomorrow?", "What time is it in Tokyo? Also, what is 17*23?",
+    "en": ("you> ", ["What's the weather in Tokyo?", "So what should I wear?", "What time is it in Tokyo? Also, what is 17*23?",
                      "What is 17*23?", "And 19*23?"]),
-    "zh": ("你> ", ["东京今天天气怎么样？", "那明天呢？", "东京现在几点？顺便算一下 17*23", "17*23 等于多少？", "那 19*23 呢？"]),
-    "ja": ("あなた> ", ["東京の天気は？", "明日は？", "東京は今何時？ついでに 17*23 も計算して", "17*23 はいくつ？", "じゃあ 19*23 は？"]),
+    "zh": ("你> ", ["东京今天天气怎么样？", "那我该穿什么？", "东京现在几点？顺便算一下 17*23", "17*23 等于多少？", "那 19*23 呢？"]),
+    "ja": ("あなた> ", ["東京の天気は？", "それなら何を着ればいい？", "東京は今何時？ついでに 17*23 も計算して", "17*23 はいくつ？", "じゃあ 19*23 は？"]),
 }
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
