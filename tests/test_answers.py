@@ -336,3 +336,12 @@ def test_a_follow_up_no_tool_answers_states_no_figure_the_conversation_does_not_
     agent.provider = ScriptedProvider([decision("none"), "Something comfortable, whatever the weather."], native_tools=False)
     kept = agent.ask("So what should I wear?", conversation_id=first.conversation_id)
     assert kept.answer == "Something comfortable, whatever the weather."
+
+
+def test_the_json_protocol_gets_the_same_check_when_grounding_is_on(registry):
+    call = '{"tool_calls": [{"name": "weather", "params": {"city": "Tokyo"}}]}'
+    provider = ScriptedProvider([call, "Tokyo is 19°C today."], native_tools=False)
+    events: list[Event] = []
+    result = Agent(provider, registry, tool_protocol="json", grounding="on").ask("Weather in Tokyo?", on_event=events.append)
+    assert result.answer == "Tokyo: 31°C (feels like 34°C), Partly cloudy, humidity 62%"
+    assert texts(events) == [result.answer]

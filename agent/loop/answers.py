@@ -160,9 +160,25 @@ def failure_line(outcome: ToolOutcome, language: str) -> str:
     return line
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?=\s)|(?<=[。！？])")
+
+
 def failure_lines(outcomes: Sequence[ToolOutcome], language: str) -> str:
-    """The failed outcomes, one line each, a line said once ("" when none failed)."""
-    return "\n".join(dict.fromkeys(failure_line(o, language) for o in outcomes if not o.success))
+    """The failed outcomes, one line each; a sentence said in an earlier line (the same advice) is
+    not said again ("" when none failed)."""
+    said: set[str] = set()
+    lines = []
+    for outcome in outcomes:
+        if outcome.success:
+            continue
+        kept = []
+        for sentence in _SENTENCE_BREAK.split(failure_line(outcome, language)):
+            if sentence.strip() and sentence.strip() not in said:
+                said.add(sentence.strip())
+                kept.append(sentence)
+        if kept:
+            lines.append("".join(kept).strip())
+    return "\n".join(lines)
 
 
 def cap(text: str, limit: int = RESULT_CHARS) -> str:

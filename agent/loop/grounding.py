@@ -141,7 +141,7 @@ def leaked(answer: str, instructions: Iterable[str]) -> str:
     return min(common, key=lambda piece: (text.find(piece) if piece in text else len(text), piece))
 
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*|\n+")
+_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?![\s.!?]|$))+(?:[.!?]+(?=\s|$)|[。！？]+)?\s*|\n+")
 _PERIODIC = re.compile(r"(.{2,40}?)\1{2,}", re.DOTALL)
 
 

@@ -15,7 +15,7 @@ from agent.i18n import detect_language, pick
 import agent.loop.prompts as prompts
 from agent.loop.answers import LiveData, live_data_answer
 from agent.loop.events import Event, EventCallback, Reply
-from agent.loop.grounding import cut_loop, is_echo, unsupported_figures, unsupported_names
+from agent.loop.grounding import cut_loop, is_echo, unsupported_figures
 from agent.loop.guard import HeldAnswer, StopAnswer
 from agent.loop.protocols import NativeProtocol
 from agent.providers.base import Completion, ToolCallRequest
@@ -92,25 +92,24 @@ class RouterProtocol:
         answer_messages = list(messages)
         answer_messages[0] = {"role": "system", "content": f"{messages[0]['content']} {pick(ANSWER_LANGUAGE, language)}"}
         if agent.grounded:
-            earlier = [m for m in messages[1:position] if m.get("role") in ("user", "assistant")]
-            follow_up = self.live_data.follow_up(agent, language) if live is None else None
-            if live is not None:  # near a tool's examples: only the user's own figures
-                asked = [question, *(m.get("content") or "" for m in earlier if m.get("role") == "user")]
-                return self._checked_answer(agent, answer_messages, emit, asked, live, language)
-            if follow_up is not None:  # after a tool ran in this conversation: what the conversation holds
-                asked = [question, *(m.get("content") or "" for m in earlier)]
-                return self._checked_answer(agent, answer_messages, emit, asked, follow_up, language)
+            # near a tool's examples, or after a tool ran in this conversation: the answer may state
+            # only the user's own figures (earlier answers' figures belong to earlier questions)
+            suspect = live or self.live_data.follow_up(agent, language)
+            if suspect is not None:
+                asked = [question, *(m.get("content") or "" for m in messages[1:position] if m.get("role") == "user")]
+                return self._checked_answer(agent, answer_messages, emit, asked, suspect, language)
         return self._answer(agent, answer_messages, emit)
 
     def _checked_answer(
         self, agent: "Agent", messages: list[dict], emit: EventCallback, asked: list[str], live: LiveData, language: str
     ) -> Reply:
         """The model's answer to a message that may ask for live data: held, and replaced by why it was
-        not looked up when it states a figure or a name that none of the user's messages (``asked``)
-        holds, or repeats the question."""
+        not looked up when it states a figure (a number, time, date, temperature, amount) that none of
+        ``asked`` (the messages it may draw on) holds, or repeats the question. Names are not checked
+        here: an answer from general knowledge names things (Paris), live data is in its figures."""
 
         def invents(text: str) -> bool:
-            return bool(unsupported_figures(text, asked) or unsupported_names(text, asked))
+            return bool(unsupported_figures(text, asked))
 
         held = HeldAnswer(emit, invents)
         try:

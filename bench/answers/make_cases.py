@@ -324,7 +324,9 @@ def live_cases(rng: random.Random, lang: str) -> list[dict[str, Any]]:
             answer = {"en": "The weather tool failed: ", "zh": "工具 weather 失败了：", "ja": "ツール weather が失敗しました："}[lang] + result["error"]
         case: dict[str, Any] = {"question": follow_up, "history": [{"role": "user", "content": asked},
                                                                   {"role": "assistant", "content": answer}]}
-        if not result["ok"]:
+        if result["ok"]:
+            case["succeeded_before"] = {"weather": result["data"]}
+        else:
             case["failed_before"] = {"weather": result["error"]}
         cases.append(case)
     cases.append({"question": CURRENCY_Q[lang].format(a=70)})  # no tool for it at all

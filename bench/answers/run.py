@@ -47,9 +47,24 @@ from bench.answers import baseline
 from bench.results import write_section
 
 CASES = Path(__file__).resolve().parent / "cases.yaml"
-#: Riverse's own wording of failures and of live data not looked up (its advice names settings and
-#: commands): no claim about the world, so not counted as invented
-RIVERSE_WORDING = [text for table in (*answers.FAILED.values(), *answers.LIVE_DATA.values()) for text in table.values()]
+USER_TOOLS = ["currency", "stock_quote"]
+
+
+def riverse_wording() -> list[str]:
+    """Riverse's own wording of failures and of live data not looked up, for every tool, with the
+    tools' example messages it quotes: no claim about the world, so not counted as invented."""
+    registry = ToolRegistry({"language": "en", "tools": {}}, packages=False)
+    names = [entry.name for entry in registry.entries(include_unavailable=True)] + USER_TOOLS
+    examples = [e for language in ("en", "zh", "ja") for m in registry.manifests(language) for e in m.examples]
+    examples += [e for entry in registry.entries(include_unavailable=True) if not entry.available
+                 for language in ("en", "zh", "ja") for e in entry.manifest_in(language).examples]
+    tables = [*answers.FAILED.values(), *answers.LIVE_DATA.values()]
+    filled = [text.format(tool=name, error="", detail="", example="") for table in tables for text in table.values()
+              for name in names]
+    return filled + examples
+
+
+RIVERSE_WORDING = riverse_wording()
 KINDS = ("success", "failed", "partial", "live")
 
 
@@ -77,7 +92,6 @@ def score(answer: Answer) -> dict[str, Any]:
     results = case.get("results", [])
     sources = [case["question"], *(json.dumps(r["params"], ensure_ascii=False) for r in results),
                *(r.get("data", "") or r.get("error", "") for r in results), *case.get("failed_before", {}).values(),
-               *case.get("succeeded_before", {}).values(),
                *RIVERSE_WORDING]
     invented = [f.text for f in unsupported_figures(text, sources)]
     names = unsupported_names(text, sources)
