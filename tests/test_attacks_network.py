@@ -147,7 +147,7 @@ def ipv4_encodings(text: str) -> list[str]:
     value = int(ipaddress.IPv4Address(text))
     fullwidth = str.maketrans("0123456789", "０１２３４５６７８９")
     return [
-        text, f"{text}.", str(value), hex(value), hex(value).upper().replace("0X", "0X"), "0" + format(value, "o"),
+        text, f"{text}.", str(value), hex(value), "0X" + format(value, "X"), "0" + format(value, "o"),
         ".".join(f"0{x:o}" for x in octets), ".".join(f"0{x:03o}" for x in octets), ".".join(hex(x) for x in octets),
         f"{a}.{b}.{c * 256 + d}", f"{a}.{(b << 16) | (c << 8) | d}", f"{hex(a)}.{(b << 16) | (c << 8) | d}",
         f"0{a:o}.{hex(b)}.{c}.{d}", text.translate(fullwidth), text.replace(".", "\u3002"),

@@ -184,3 +184,12 @@ def test_a_resolver_answer_that_is_not_an_address_is_never_connected_to(monkeypa
         with pytest.raises(net.Refused, match="unresolvable"):
             net.guarded_get("http://site.example/", timeout=1, max_bytes=10, resolver=lambda host, port: answer)
     assert network.attempts == [] and network.lookups == []
+
+
+def test_refusals_of_ambiguous_urls_come_in_every_language():
+    assert all(set(texts) == {"en", "zh", "ja"} for texts in net.AMBIGUITIES.values())
+    url = "http://a.example\\@127.0.0.1/"
+    errors = {lang: WebFetchTool({"language": lang, "tools": {}}).execute({"url": url}).error for lang in ("zh", "ja")}
+    assert errors["zh"] == (f"已拒绝：“{url}”有歧义：其中有反斜杠（\\），不同的网址解析器对它的理解不同。"
+                            "请写成普通的网址，例如 https://example.com/page。")
+    assert errors["ja"].startswith(f"拒否しました: 「{url}」は曖昧です: バックスラッシュ（\\）が含まれており")
