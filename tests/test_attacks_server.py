@@ -80,7 +80,8 @@ def intrusions(intruder: TestClient, approval: dict[str, Any]) -> list[bool]:
     for answer in ("yes", "always", "no"):
         reply = intruder.post(f"/api/approvals/{aid}", json={"answer": answer})
         # Indistinguishable from an approval that does not exist.
-        same = (reply.status_code, reply.json()["error"]["message"].replace(aid, "X")) == (
+        message = reply.json().get("error", {}).get("message", "")
+        same = (reply.status_code, message.replace(aid, "X")) == (
             missing.status_code, missing.json()["error"]["message"].replace("000000000000", "X"))
         escaped.append(reply.status_code != 404 or not same)
     listed = [c["id"] for c in intruder.get("/api/conversations").json()["conversations"]]
@@ -105,11 +106,13 @@ def test_without_a_token_another_client_cannot_see_or_answer_the_owners_approval
             [approval] = pending(owner)
             escaped = intrusions(intruder, approval) + intrusions(forger, approval)
             escaped.append(not pending(owner))  # the owner's request is still waiting, unanswered
-            assert owner.post(f"/api/approvals/{approval['id']}", json={"answer": "yes"}).status_code == 200
-        assert owner.get(f"/api/conversations/{approval['conversation_id']}").status_code == 200
+            answered = owner.post(f"/api/approvals/{approval['id']}", json={"answer": "yes"})
+        detail = owner.get(f"/api/conversations/{approval['conversation_id']}")
     attack_report.record("server: another client answers or reads the owner's turn (no token)", len(escaped),
                          sum(escaped))
     assert sum(escaped) == 0, escaped
+    assert answered.status_code == 200 and detail.status_code == 200
+    assert "owner" not in detail.json()  # the owner's key stays on the server
     tool_end = next(d for k, d in events if k == "tool_end")
     assert (tool_end["success"], tool_end["approval"]) == (True, "approved")
     assert len(provider.requests) == 2  # the owner's turn only: nothing the intruders sent reached the model
@@ -132,6 +135,26 @@ def test_always_lasts_for_the_client_that_said_it(riverse_home, attack_report):
     escaped = int(tool_end["approval"] != "refused")
     attack_report.record("server: another client's 'always' runs a write tool", 1, escaped)
     assert escaped == 0 and [k for k, _ in events][:2] == ["tool_start", "approval_request"]
+
+
+def test_a_conversation_stays_its_clients_after_a_restart(riverse_home, attack_report):
+    provider = ScriptedProvider(default="noted")
+    with clients(App(home=str(riverse_home), provider=provider), 1) as (owner,):
+        cid = owner.post("/v1/chat/completions", json=chat()).headers["X-Riverse-Conversation"]
+        session = owner.cookies[CLIENT_COOKIE]
+    cli_cid = App(home=str(riverse_home), provider=provider).agent().ask("from the command line").conversation_id
+    with clients(App(home=str(riverse_home), provider=provider), 2) as (owner, stranger):
+        owner.cookies.set(CLIENT_COOKIE, session)
+        mine = {c["id"] for c in owner.get("/api/conversations").json()["conversations"]}
+        theirs = {c["id"] for c in stranger.get("/api/conversations").json()["conversations"]}
+        again = owner.post("/v1/chat/completions", json=chat(), headers={"X-Riverse-Conversation": cid})
+        refused = stranger.post("/v1/chat/completions", json=chat(), headers={"X-Riverse-Conversation": cid})
+    escaped = int(cid in theirs) + int(refused.status_code != 404)
+    attack_report.record("server: another client reads or continues a conversation after a restart", 2, escaped)
+    assert escaped == 0
+    assert mine == {cid, cli_cid} and theirs == {cli_cid}  # the command line's conversation has no owner
+    assert again.status_code == 200 and again.headers["X-Riverse-Conversation"] == cid
+    assert "no conversation" in refused.json()["error"]["message"]
 
 
 def test_with_a_token_its_holder_owns_everything_and_nobody_else_gets_anything(riverse_home, attack_report):
