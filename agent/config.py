@@ -116,6 +116,8 @@ class ServerSettings(_Section):
     port: int = Field(8787, ge=1, le=65535)
     token: str | None = None
     max_input_chars: int = Field(32000, ge=100)
+    # bytes a request body may hold; a larger one is refused (413) before it is read
+    max_body_bytes: int = Field(1_048_576, ge=1024, le=1_073_741_824)
     # seconds a tool call waits for the user's approval on the web page or API before it is refused
     approval_timeout: float = Field(120.0, gt=0, le=3600)
     # turns that run at the same time (each in its own thread); more wait for a free one

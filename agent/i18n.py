@@ -201,6 +201,44 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ja": "サーバーのトークンが短すぎてネットワークのアドレスを守れません：{count} 文字以上にしてください"
               "（例：python -c \"import secrets; print(secrets.token_urlsafe(24))\"）",
     },
+    "serve.token_file_new": {
+        "en": "Wrote a new server token to {path} (only you can read it); this is the one time it is shown: {token} "
+              "· send it as 'Authorization: Bearer <token>' (an OpenAI client's API key) or sign in at {url}login",
+        "zh": "已把新的服务器令牌写入 {path}（只有你能读取）；令牌只显示这一次：{token} "
+              "· 请求时带上 'Authorization: Bearer <令牌>'（即 OpenAI 客户端的 API key），或在 {url}login 登录",
+        "ja": "新しいサーバートークンを {path} に書きました（読めるのはあなただけです）。表示はこの一度だけです：{token} "
+              "· 'Authorization: Bearer <トークン>'（OpenAI クライアントの API キー）として送るか、{url}login でサインインしてください",
+    },
+    "serve.token_file_open": {
+        "en": "the token file {path} can be read by other users (mode {mode:04o}); make it private with: chmod 600 {path}",
+        "zh": "令牌文件 {path} 可以被其他用户读取（权限 {mode:04o}）；请执行 chmod 600 {path} 使其私有",
+        "ja": "トークンファイル {path} は他のユーザーも読めます（モード {mode:04o}）。chmod 600 {path} で非公開にしてください",
+    },
+    "serve.token_file_empty": {
+        "en": "the token file {path} holds no token; write one in it (e.g. python -c \"import secrets; "
+              "print(secrets.token_urlsafe(24))\"), or delete it and Riverse writes a new one",
+        "zh": "令牌文件 {path} 中没有令牌；请写入一个（例如 python -c \"import secrets; "
+              "print(secrets.token_urlsafe(24))\"），或删除该文件，Riverse 会写入新的令牌",
+        "ja": "トークンファイル {path} にトークンがありません。書き込むか（例：python -c \"import secrets; "
+              "print(secrets.token_urlsafe(24))\"）、ファイルを消せば Riverse が新しいトークンを書きます",
+    },
+    "serve.token_file_unreadable": {
+        "en": "cannot use the token file {path}: {reason}; give a file in an existing folder that you can read",
+        "zh": "无法使用令牌文件 {path}：{reason}；请指定一个位于已有文件夹中、你能读取的文件",
+        "ja": "トークンファイル {path} を使えません：{reason}。既存のフォルダーにある、読めるファイルを指定してください",
+    },
+    "home.tightened": {
+        "en": "Made Riverse's files private (other users of this machine could read them): {items}",
+        "zh": "已将 Riverse 的文件设为私有（此前本机其他用户可以读取）：{items}",
+        "ja": "Riverse のファイルを非公開にしました（このマシンの他のユーザーが読める状態でした）：{items}",
+    },
+    "home.not_private": {
+        "en": "Warning: {path} may be readable by other users and could not be made private ({reason}); "
+              "run: chmod {mode} {path}",
+        "zh": "警告：{path} 可能被其他用户读取，且无法设为私有（{reason}）；请执行：chmod {mode} {path}",
+        "ja": "警告：{path} は他のユーザーに読まれる可能性があり、非公開にできませんでした（{reason}）。"
+              "chmod {mode} {path} を実行してください",
+    },
     "model.name": {"en": "Model", "zh": "模型", "ja": "モデル"},
     "model.path": {"en": "File", "zh": "文件", "ja": "ファイル"},
     "model.size": {"en": "Size", "zh": "大小", "ja": "サイズ"},

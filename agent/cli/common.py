@@ -26,6 +26,8 @@ class State:
     def app(self) -> App:
         if self._app is None:
             self._app = App(config=self.config, home=self.home, overrides=self.overrides)
+            for line in self._app.privacy.notices(self._app.language):
+                click.echo(line, err=True)
         return self._app
 
 

@@ -85,3 +85,9 @@ def m002_notes(db: sqlite3.Connection) -> None:
         )
         """
     )
+
+
+@migration
+def m003_conversation_owner(db: sqlite3.Connection) -> None:
+    """Who started a conversation through the server (a client's key); NULL for every other conversation."""
+    db.execute("ALTER TABLE conversations ADD COLUMN owner TEXT")
