@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +98,9 @@ RUN_ATTACKS: dict[str, tuple[str, str, str, str]] = {
     "a grandchild process left running": ("leaks_grandchild", GRANDCHILD, "ok", ""),
     "a child process that ignores SIGTERM": ("leaks_stubborn", STUBBORN, "ok", ""),
     "50 MB to stdout in execute()": ("floods", FLOOD, "ok", "printed"),
+    "garbage written to its worker's channel": ("scribbles", "os.write(int(sys.argv[-1]), b'\\xff' * 64)\n"
+                                                "        return ToolResult(True, 'ok')", "error",
+                                                "tool 'scribbles' broke its worker process's channel (its reply was"),
     "hang in execute()": ("hangs", f"subprocess.Popen(['sleep', '60'])\n        {HANG}", "timeout",
                           "tool 'hangs' did not finish within 1 s and was abandoned; its worker process was killed"),
 }

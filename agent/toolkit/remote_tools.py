@@ -13,6 +13,7 @@ shape: every reply is checked before the agent uses it.
 from __future__ import annotations
 
 import itertools
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +40,17 @@ class RemoteHost:
         self.pool = pool
         self.load_timeout = load_timeout
         self._stale: set[str] = set()  # units no entry uses any more; workers drop them
+        self._lock = threading.Lock()
 
     def load(self, unit: dict[str, Any]) -> dict[str, Any]:
         with self.pool.lease() as worker:
             return self._load_in(worker, unit)
 
     def _load_in(self, worker: Any, unit: dict[str, Any]) -> dict[str, Any]:
-        message = {"op": "load", "unit": unit, "sys_path": search_path(), "drop": sorted(worker.units & self._stale)}
-        worker.units -= self._stale
+        with self._lock:
+            drop = worker.units & self._stale
+        worker.units -= drop
+        message = {"op": "load", "unit": unit, "sys_path": search_path(), "drop": sorted(drop)}
         reply = worker.request(message, self.load_timeout, LOAD_REPLY_LIMIT)
         worker.units.add(unit["id"])
         return reply
@@ -63,7 +67,8 @@ class RemoteHost:
             return worker.request({**message, "unit": unit["id"], "key": key}, timeout, limit)
 
     def forget(self, unit_ids: set[str]) -> None:
-        self._stale |= unit_ids
+        with self._lock:
+            self._stale |= unit_ids
 
     def close(self) -> None:
         self.pool.shutdown()
@@ -237,6 +242,9 @@ class RemoteLoader:
         except (ValueError, TypeError, KeyError) as exc:
             self.host.forget({unit["id"]})
             return FileState(sig, [], [LoadProblem(where, f"its worker process sent a reply Riverse cannot read ({exc})")])
+        except Exception as exc:  # noqa: BLE001 - starting or talking to a worker failed in another way
+            self.host.forget({unit["id"]})
+            return FileState(sig, [], [LoadProblem(where, f"could not be loaded in a worker process: {exc}")])
         if not entries:
             self.host.forget({unit["id"]})
         return FileState(sig, entries, problems)

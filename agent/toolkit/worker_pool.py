@@ -139,6 +139,7 @@ class Worker:
         self.retire = False  # end it instead of keeping it for the next call
         self.ended = False
         self._end_lock = threading.Lock()
+        self._sequence = 0
         try:
             hello = self._receive(time.monotonic() + start_timeout, 1024)  # {"ready": pid} once started
         except WorkerFailure as failure:
@@ -153,8 +154,19 @@ class Worker:
         ended and :class:`WorkerFailure` raised."""
         deadline = time.monotonic() + timeout
         self.output.take()
-        self._send(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL), deadline, timeout)
-        reply = self._receive(deadline, limit, timeout)
+        self._sequence += 1
+        try:
+            payload = pickle.dumps({**message, "seq": self._sequence}, protocol=pickle.HIGHEST_PROTOCOL)
+            self._send(payload, deadline, timeout)
+            reply = self._receive(deadline, limit, timeout)
+        except WorkerFailure:
+            raise
+        except BaseException:  # interrupted halfway (Ctrl-C, a bug): its reply would answer the next request
+            self.end()
+            raise
+        if reply.get("seq") != self._sequence:
+            self.end()
+            raise WorkerFailure("protocol", f"its reply answers request {reply.get('seq')!r}, not {self._sequence}")
         if reply.get("strays"):
             self.retire = True  # processes it started survived SIGTERM: its process group is ended
         return reply

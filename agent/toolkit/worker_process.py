@@ -182,11 +182,14 @@ def serve(read_fd: int, write_fd: int) -> None:
         raw = read_frame(read_fd)
         if raw is None:
             return
+        request: dict[str, Any] = {}
         try:
-            reply = tools.handle(pickle.loads(raw))
+            request = pickle.loads(raw)
+            reply = tools.handle(request)
         except BaseException as exc:  # noqa: BLE001 - tool code may raise anything, even from a guard
             reply = {"fault": f"the worker could not answer: {describe_exception(exc)}"}
         _flush_output()
+        reply["seq"] = request.get("seq")
         reply["strays"] = end_strays()
         write_frame(write_fd, encode(reply))
 
