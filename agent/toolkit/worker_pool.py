@@ -143,9 +143,10 @@ class Worker:
         try:
             hello = self._receive(time.monotonic() + start_timeout, 1024)  # {"ready": pid} once started
         except WorkerFailure as failure:
+            self.close()
             raise WorkerFailure("start", f"a new worker process {failure.detail}", failure.output) from None
         if hello.get("ready") != self.proc.pid:
-            self.end()
+            self.close()
             raise WorkerFailure("start", f"a new worker process said {hello!r} instead of being ready")
 
     def request(self, message: dict[str, Any], timeout: float, limit: int) -> dict[str, Any]:
@@ -230,7 +231,8 @@ class Worker:
         return WorkerFailure("exited", exit_description(self.proc.returncode), self.output.take())
 
     def end(self) -> None:
-        """Kill the worker's whole process group, reap the worker and close the channel."""
+        """Kill the worker's whole process group and reap the worker. Its channel stays open until
+        :meth:`close`, so that a caller still waiting on it sees it end rather than another pipe."""
         with self._end_lock:
             if self.ended:
                 return
@@ -243,17 +245,41 @@ class Worker:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        for fd in (self._send_fd, self._receive_fd):
-            try:
+
+    def close(self) -> None:
+        """End the worker and close its channel; only its owner (the pool, or the lessee) calls this."""
+        self.end()
+        with self._end_lock:
+            fds, self._send_fd, self._receive_fd = (self._send_fd, self._receive_fd), -1, -1
+        for fd in fds:
+            if fd >= 0:
                 os.close(fd)
-            except OSError:
-                pass
 
 
-def _end_all(workers: set[Worker]) -> None:
-    for worker in list(workers):
-        worker.end()
-    workers.clear()
+class _PoolState:
+    """What a pool's workers need to be ended, also after the pool itself is gone."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.idle: list[Worker] = []
+        self.live: set[Worker] = set()
+        self.starting = 0
+        self.closed = False
+
+    def close(self) -> None:
+        """Later calls fail; every worker is ended, and the idle ones closed (a lent one is closed by
+        its lessee when it comes back)."""
+        with self.cond:
+            self.closed = True
+            live, idle = list(self.live), list(self.idle)
+            self.idle.clear()
+            self.cond.notify_all()
+        for worker in live:
+            worker.end()
+        for worker in idle:
+            worker.close()
+        with self.cond:
+            self.live.difference_update(idle)
 
 
 class WorkerPool:
@@ -264,12 +290,8 @@ class WorkerPool:
         self.size = max(1, int(size))
         self.start_timeout = start_timeout
         self.allow_env, self.deny_env = tuple(allow_env), tuple(deny_env)
-        self._cond = threading.Condition()
-        self._idle: list[Worker] = []
-        self._live: set[Worker] = set()
-        self._starting = 0
-        self._closed = False
-        weakref.finalize(self, _end_all, self._live)  # with the pool, or when the agent exits
+        self._state = _PoolState()
+        weakref.finalize(self, self._state.close)  # with the pool, or when the agent exits
 
     @contextmanager
     def lease(self, prefer: str | None = None, wait: float | None = None) -> Iterator[Worker]:
@@ -281,55 +303,56 @@ class WorkerPool:
             self._release(worker)
 
     def _acquire(self, prefer: str | None, wait: float | None) -> Worker:
+        state = self._state
         deadline = None if wait is None else time.monotonic() + wait
-        with self._cond:
+        with state.cond:
             while True:
-                if self._closed:
+                if state.closed:
                     raise WorkerFailure("start", "the tool workers were shut down")
-                if self._idle:
-                    ready = [w for w in self._idle if prefer in w.units] or self._idle
+                if state.idle:
+                    ready = [w for w in state.idle if prefer in w.units] or state.idle
                     worker = ready[-1]
-                    self._idle.remove(worker)
+                    state.idle.remove(worker)
                     return worker
-                if len(self._live) + self._starting < self.size:
-                    self._starting += 1
+                if len(state.live) + state.starting < self.size:
+                    state.starting += 1
                     break
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     raise WorkerFailure("busy", f"every one of the {self.size} worker processes stayed busy for {wait:g} s")
-                self._cond.wait(remaining)
+                state.cond.wait(remaining)
+        worker = None
         try:
             worker = Worker(worker_environment(self.allow_env, self.deny_env), self.start_timeout)
         finally:
-            with self._cond:
-                self._starting -= 1
-                self._cond.notify()
-        with self._cond:
-            self._live.add(worker)
+            with state.cond:
+                state.starting -= 1
+                if worker is not None and not state.closed:
+                    state.live.add(worker)
+                state.cond.notify()
+        if worker not in state.live:  # the pool was shut down meanwhile
+            worker.close()
+            raise WorkerFailure("start", "the tool workers were shut down")
         return worker
 
     def _release(self, worker: Worker) -> None:
-        keep = not (worker.ended or worker.retire)
-        with self._cond:
-            if keep and not self._closed:
-                self._idle.append(worker)
+        state = self._state
+        with state.cond:
+            keep = not (worker.ended or worker.retire or state.closed)
+            if keep:
+                state.idle.append(worker)
             else:
-                self._live.discard(worker)
-                keep = False
-            self._cond.notify()
+                state.live.discard(worker)
+            state.cond.notify()
         if not keep:
-            worker.end()
+            worker.close()
 
     @property
     def workers(self) -> int:
         """How many worker processes are alive now."""
-        with self._cond:
-            return len(self._live)
+        with self._state.cond:
+            return len(self._state.live)
 
     def shutdown(self) -> None:
         """End every worker; later calls fail."""
-        with self._cond:
-            self._closed = True
-            self._idle.clear()
-            self._cond.notify_all()
-        _end_all(self._live)
+        self._state.close()
