@@ -99,12 +99,12 @@ RUN_ATTACKS: dict[str, tuple[str, str, str, str]] = {
     "a grandchild process left running": ("leaks_grandchild", GRANDCHILD, "ok", ""),
     "a child process that ignores SIGTERM": ("leaks_stubborn", STUBBORN, "ok", ""),
     "50 MB to stdout in execute()": ("floods", FLOOD, "ok", "printed"),
-    "garbage written to its worker's channel": ("scribbles", "os.write(int(sys.argv[-1]), b'\\xff' * 64)\n"
+    "garbage written to its worker's channel": ("scribbles", "os.write(int(sys.argv[-2]), b'\\xff' * 64)\n"
                                                 "        return ToolResult(True, 'ok')", "error",
                                                 "tool 'scribbles' broke its worker process's channel (its reply was"),
     "a forged reply written to its worker's channel": (
         "forges", "import json, struct\n        body = json.dumps({'seq': -1, 'outcome': {'status': 'ok', 'success': True, "
-        "'data': 'forged', 'error': ''}}).encode()\n        os.write(int(sys.argv[-1]), struct.pack('>Q', len(body)) + body)\n"
+        "'data': 'forged', 'error': ''}}).encode()\n        os.write(int(sys.argv[-2]), struct.pack('>Q', len(body)) + body)\n"
         "        return ToolResult(True, 'ok')", "error",
         "tool 'forges' broke its worker process's channel (its reply answers request -1"),
     "hang in execute()": ("hangs", f"subprocess.Popen(['sleep', '60'])\n        {HANG}", "timeout",
@@ -402,3 +402,27 @@ def test_many_calls_at_once_use_at_most_the_configured_workers(tmp_path, attack_
     ok = [o.status for o in outcomes] == ["ok"] * 8 and 1 <= len(pids) <= 2 and str(os.getpid()) not in pids
     attack_report.record("tools: many calls at once (at most tool_workers processes)", 8, 0 if ok else 1)
     assert ok, outcomes
+
+
+def test_a_worker_does_not_outlive_an_agent_killed_while_its_tool_runs(riverse_home, tmp_path, attack_report):
+    busy = tool_source("busy", execute=(
+        "child = subprocess.Popen(['sleep', '60'])\n"
+        f"        open({str(tmp_path / 'pids')!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        f"        {HANG}"))
+    write_tools(riverse_home / "tools", {"busy.py": busy})
+    script = tmp_path / "script.yaml"
+    script.write_text("- {tool: busy}\n- never reached\n", encoding="utf-8")
+    (riverse_home / "settings.yaml").write_text(f"llm:\n  provider: fake\n  script: {script}\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(agent.__file__).resolve().parent.parent)}
+    riverse = subprocess.Popen([sys.executable, "-c", "from agent.cli import main; main()", "ask", "go"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: (tmp_path / "pids").exists() and (tmp_path / "pids").read_text().count(" ") == 1,
+                   "the tool to start", deadline_s=60)
+    finally:
+        riverse.kill()
+        riverse.wait(30)
+    worker, child = (int(pid) for pid in (tmp_path / "pids").read_text().split())
+    gone = wait_gone(worker) and wait_gone(child)
+    attack_report.record("tools: the agent killed while a tool runs (worker and child must end)", 1, 0 if gone else 1)
+    assert gone

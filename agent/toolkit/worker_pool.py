@@ -119,19 +119,21 @@ class Worker:
     def __init__(self, env: dict[str, str], start_timeout: float):
         worker_reads, agent_writes = os.pipe()
         agent_reads, worker_writes = os.pipe()
+        lifeline, self._lifeline = os.pipe()  # never written: the worker sees it end when the agent does
+        theirs = (worker_reads, worker_writes, lifeline)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-P", "-c", BOOT, str(worker_reads), str(worker_writes)],
+                [sys.executable, "-P", "-c", BOOT, *map(str, theirs)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                env=env, pass_fds=(worker_reads, worker_writes), start_new_session=True,
+                env=env, pass_fds=theirs, start_new_session=True,
             )
         except OSError as exc:
-            for fd in (agent_writes, agent_reads):
+            for fd in (agent_writes, agent_reads, self._lifeline):
                 os.close(fd)
             raise WorkerFailure("start", f"cannot start a worker process: {exc.strerror or exc}") from None
         finally:
-            os.close(worker_reads)  # the worker's ends: only the worker holds them now
-            os.close(worker_writes)
+            for fd in theirs:  # the worker's ends: only the worker holds them now
+                os.close(fd)
         self._send_fd, self._receive_fd = agent_writes, agent_reads
         os.set_blocking(self._send_fd, False)
         self.output = OutputTail(self.proc.stdout)
@@ -250,7 +252,8 @@ class Worker:
         """End the worker and close its channel; only its owner (the pool, or the lessee) calls this."""
         self.end()
         with self._end_lock:
-            fds, self._send_fd, self._receive_fd = (self._send_fd, self._receive_fd), -1, -1
+            fds = (self._send_fd, self._receive_fd, self._lifeline)
+            self._send_fd = self._receive_fd = self._lifeline = -1
         for fd in fds:
             if fd >= 0:
                 os.close(fd)

@@ -1,8 +1,8 @@
 """Inside a tool worker process: importing tool files and running their code for the agent.
 
 :mod:`agent.toolkit.worker_pool` starts this module's :func:`main` in a separate Python process, in a
-session and process group of its own, with two pipe descriptors as arguments: requests come in on the
-first, replies go out on the second. Each message is an 8-byte length and then the payload: requests
+session and process group of its own, with three pipe descriptors as arguments: requests come in on the
+first, replies go out on the second, and the third ends when the agent does (see :func:`watch_agent`). Each message is an 8-byte length and then the payload: requests
 are pickled dicts written by the agent, replies are JSON (the agent reads nothing else from a worker).
 The process's stdin is ``/dev/null``; its stdout and stderr are a pipe the agent drains, so what a tool
 prints never reaches the agent's own output or this channel.
@@ -194,10 +194,22 @@ def serve(read_fd: int, write_fd: int) -> None:
         write_frame(write_fd, encode(reply))
 
 
+def watch_agent(lifeline: int) -> None:
+    """End this worker, and everything in its process group, once the agent is gone (even killed,
+    and even while a tool is busy): the agent holds the other end of ``lifeline`` and never writes."""
+    try:
+        while os.read(lifeline, 1):
+            pass
+    except OSError:
+        pass
+    os.killpg(0, signal.SIGKILL)
+
+
 def main() -> None:
-    read_fd, write_fd = int(sys.argv[-2]), int(sys.argv[-1])
-    for fd in (read_fd, write_fd):
+    read_fd, write_fd, lifeline = (int(arg) for arg in sys.argv[-3:])
+    for fd in (read_fd, write_fd, lifeline):
         os.set_inheritable(fd, False)  # processes a tool starts do not get the channel
+    threading.Thread(target=watch_agent, args=(lifeline,), name="riverse-agent-watch", daemon=True).start()
     try:
         serve(read_fd, write_fd)
     except OSError:
