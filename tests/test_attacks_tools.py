@@ -426,3 +426,19 @@ def test_a_worker_does_not_outlive_an_agent_killed_while_its_tool_runs(riverse_h
     gone = wait_gone(worker) and wait_gone(child)
     attack_report.record("tools: the agent killed while a tool runs (worker and child must end)", 1, 0 if gone else 1)
     assert gone
+
+
+def test_a_file_that_breaks_when_a_new_worker_loads_it_fails_the_call_with_the_reason(tmp_path, attack_report):
+    fickle = tool_source("fickle", module=(
+        "import pathlib\nMARK = pathlib.Path(__file__).with_suffix('.loaded')\n"
+        "if MARK.exists():\n    raise RuntimeError('loaded twice')\nMARK.touch()"),
+        execute="if params.get('text') == 'die':\n            os._exit(1)\n        return ToolResult(True, 'ok')")
+    folder = write_tools(tmp_path / "tools", {"fickle.py": fickle, "echo.py": ECHO})
+    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[folder], builtin=False, packages=False)
+    runner = ToolRunner(registry)
+    died, again = runner.run("fickle", {"text": "die"}), runner.run("fickle", {"text": "x"})
+    ok = (died.status, again.status) == ("error", "error") and again.error.startswith(
+        "tool 'fickle' could not be loaded in a new worker process: cannot import: RuntimeError: loaded twice")
+    ok = ok and runner.run("echo", {"text": "y"}).data == "echo: y"
+    attack_report.record("tools: a file that breaks when a new worker loads it", 1, 0 if ok else 1)
+    assert ok, (died, again)

@@ -59,12 +59,21 @@ class RemoteHost:
         """Send ``message`` to tool ``key`` of ``unit`` in a worker, loading the unit there first if needed."""
         with self.pool.lease(unit["id"], wait=timeout) as worker:
             if unit["id"] not in worker.units:
-                state = self._load_in(worker, unit).get("state")
-                keys = [e.get("key") for e in state.get("entries", [])] if isinstance(state, dict) else []
-                if key not in keys:
-                    problems = [p.get("message") for p in state.get("problems", [])] if isinstance(state, dict) else []
-                    raise WorkerFailure("load", "; ".join(str(p) for p in problems) or "the tool was not found in its file")
+                self._load_for_call(worker, unit, key)
             return worker.request({**message, "unit": unit["id"], "key": key}, timeout, limit)
+
+    def _load_for_call(self, worker: Any, unit: dict[str, Any], key: str) -> None:
+        """Load ``unit`` in a worker that lacks it (a new one, or one that replaced a failed one)."""
+        try:
+            reply = self._load_in(worker, unit)
+        except WorkerFailure as failure:
+            raise WorkerFailure("load", f"loading its file {failure.detail}", failure.output) from None
+        state = reply.get("state")
+        if not isinstance(state, dict) or not isinstance(state.get("entries"), list):
+            raise WorkerFailure("load", str(reply.get("fault") or "its worker sent no tools")[:500])
+        if key not in [e.get("key") for e in state["entries"] if isinstance(e, dict)]:
+            problems = [str(p.get("message")) for p in state.get("problems") or [] if isinstance(p, dict)]
+            raise WorkerFailure("load", "; ".join(problems)[:500] or "the tool is no longer in its file")
 
     def forget(self, unit_ids: set[str]) -> None:
         with self._lock:
