@@ -19,6 +19,7 @@ from typing import Any, Literal, Mapping
 
 import yaml
 from agent.errors import RiverseError
+from agent.toolkit.tool_settings import tool_sections  # also read where tool code runs, without pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 LANGUAGES = ("en", "zh", "ja")
@@ -33,22 +34,8 @@ ENV_OVERRIDES: dict[str, str] = {
     "RIVERSE_TOOL_PROTOCOL": "llm.tool_protocol",
     "RIVERSE_MODEL_PATH": "llm.model_path",
     "RIVERSE_SERVER_TOKEN": "server.token",
+    "RIVERSE_TOOL_ISOLATION": "runtime.isolation",
 }
-
-
-def tool_sections(tools: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``tools:`` mapping with its short forms written out: ``name:`` (empty) is ``{}``, and
-    ``name: true`` / ``name: false`` is ``{enabled: true}`` / ``{enabled: false}``. Any other section
-    is returned as it is (settings validation refuses it)."""
-    out: dict[str, Any] = {}
-    for name, section in tools.items():
-        if section is None:
-            out[name] = {}
-        elif isinstance(section, bool):
-            out[name] = {"enabled": section}
-        else:
-            out[name] = section
-    return out
 
 
 class SettingsError(RiverseError):
@@ -83,6 +70,15 @@ class RuntimeSettings(_Section):
     tool_timeout: float = Field(30.0, gt=0, le=3600)
     max_output_chars: int = Field(8000, ge=100, le=1_000_000)
     parallel_tools: bool = True
+    # Where tool code runs: "process" (worker processes; a tool that hangs, crashes or exits cannot
+    # take the agent down) or "thread" (inside the agent's own process, a thread per call).
+    isolation: Literal["process", "thread"] = "process"
+    # seconds a tool file may take to load in a worker (import, __init__, manifest(), is_available())
+    load_timeout: float = Field(10.0, gt=0, le=600)
+    # worker processes that may run tool calls at the same time (each costs ~30-60 MB while alive)
+    tool_workers: int = Field(4, ge=1, le=64)
+    # environment variables tools get although their names look like secrets (*KEY*, *TOKEN*, ...)
+    tool_env: list[str] = Field(default_factory=list)
 
 
 TOOL_APPROVAL_DEFAULTS: dict[str, str] = {"notes": "never"}

@@ -79,7 +79,9 @@ def tools_folder(tmp_path: Path) -> Path:
 
 
 def make_agent(tmp_path: Path, native: bool = True) -> tuple[Agent, ScriptedProvider]:
-    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[tools_folder(tmp_path)], builtin=False, packages=False)
+    # In-process (isolation: thread): the tests read how often each tool class ran.
+    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[tools_folder(tmp_path)], builtin=False, packages=False,
+                            isolation="thread")
     provider = ScriptedProvider(native_tools=native, default=route)
     return Agent(provider, registry), provider
 

@@ -16,7 +16,7 @@ from agent.evaluation import EvalReport, evaluate, load_cases, manifest_cases
 from agent.i18n import t
 from agent.toolkit.scaffold import create_tool
 from agent.tools import ToolRegistry
-from agent.toolkit.registry import LoadProblem
+from agent.toolkit.registry import LoadProblem, isolation_options
 
 LEVEL_WORDS = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -98,7 +98,8 @@ def check_tools(ctx: click.Context, path: Path | None) -> None:
             click.echo(f"{shown_path(scope)}: warning: {t('check.skipped', lang)}")
             return
         # The built-ins load too, so a name that overrides one is reported; only PATH's problems are shown.
-        registry = ToolRegistry(app.settings.config_for_tools(), builtin=True, packages=False, user_folder=scope)
+        registry = ToolRegistry(app.settings.config_for_tools(), builtin=True, packages=False, user_folder=scope,
+                                **isolation_options(app.settings))
 
     def inside(file: str) -> bool:
         return scope is None or Path(file) == scope or scope in Path(file).parents

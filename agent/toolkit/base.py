@@ -32,6 +32,11 @@ def answering_in(language: str | None) -> Iterator[None]:
         _MESSAGE_LANGUAGE.reset(token)
 
 
+def message_language() -> str | None:
+    """The language of the message being answered, inside :func:`answering_in` (else None)."""
+    return _MESSAGE_LANGUAGE.get()
+
+
 @dataclass
 class ToolManifest:
     """What the model sees of a tool.

@@ -6,6 +6,11 @@ a single file (``riverse tools check FILE`` loads one that way). Every concrete
 ``is_available()`` and registered under ``manifest().name``. Anything wrong with one file or class is
 recorded as a :class:`LoadProblem` naming the file, line and class; every other tool still loads.
 
+With ``isolation="process"`` (the default) no tool code runs in the agent's process: files are loaded,
+and every call runs, in worker processes (:mod:`agent.toolkit.remote_tools`), and each entry's ``tool``
+is a :class:`~agent.toolkit.remote_tools.RemoteTool` standing in for it. ``isolation="thread"`` imports
+and runs tools in this process, as a plain ``BaseTool``.
+
 Sources, from lowest to highest precedence: the built-in folder ``agent/tools/``, installed packages
 (entry-point group ``riverse.tools``), folders named in settings, and the user's folder
 ``$RIVERSE_HOME/tools``. A tool of a higher source overrides one of the same name from a lower source
@@ -17,10 +22,11 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from agent.config import Settings
 from agent.toolkit.base import BaseTool, ToolManifest
+from agent.toolkit.remote_tools import RemoteHost, RemoteLoader, RemoteTool
+from agent.toolkit.worker_pool import WorkerPool
 from agent.toolkit.discovery import (
     BUILTIN,
     BUILTIN_DIR,
@@ -34,6 +40,9 @@ from agent.toolkit.discovery import (
     signature,
 )
 
+if TYPE_CHECKING:  # tool files import this module in worker processes, which need no settings
+    from agent.config import Settings
+
 __all__ = ["ToolRegistry", "ToolEntry", "LoadProblem", "RefreshReport"]
 
 
@@ -43,6 +52,10 @@ class ToolRegistry:
     ``ToolRegistry(config)`` scans the built-in folder and installed packages; ``folders`` adds more
     (later folders win over earlier ones; a folder may also be a single ``.py`` file). Tests point it at a temporary folder with
     ``ToolRegistry(config, folders=[tmp], builtin=False, packages=False)``.
+
+    ``isolation``: ``process`` (tool code runs in up to ``workers`` worker processes; loading one file
+    may take ``load_timeout`` seconds) or ``thread`` (in this process). ``tool_env`` names environment
+    variables that workers get although they look like secrets; ``secret_env`` names more that they never get.
     """
 
     def __init__(
@@ -53,9 +66,24 @@ class ToolRegistry:
         builtin: bool = True,
         packages: bool = True,
         user_folder: str | Path | None = None,
+        isolation: str = "process",
+        load_timeout: float = 10.0,
+        workers: int = 4,
+        tool_env: Iterable[str] = (),
+        secret_env: Iterable[str] = (),
     ):
         self.config: dict = dict(config or {})
-        self._loader = ToolLoader(self.config)
+        self.isolation = isolation
+        self._host: RemoteHost | None = None
+        self._loader: ToolLoader | RemoteLoader
+        if isolation == "process":
+            pool = WorkerPool(size=workers, allow_env=tool_env, deny_env=secret_env)
+            self._host = RemoteHost(pool, load_timeout)
+            self._loader = RemoteLoader(self.config, self._host)
+        elif isolation == "thread":
+            self._loader = ToolLoader(self.config)
+        else:
+            raise ValueError(f"isolation must be 'process' or 'thread', got {isolation!r}")
         self._sources: list[tuple[int, Path]] = []
         if builtin:
             self._sources.append((BUILTIN, BUILTIN_DIR))
@@ -79,7 +107,13 @@ class ToolRegistry:
             settings.config_for_tools(),
             folders=settings.tool_folders,
             user_folder=settings.user_tools_dir,
+            **isolation_options(settings),
         )
+
+    def close(self) -> None:
+        """End this registry's worker processes (they also end with it, and when the agent exits)."""
+        if self._host is not None:
+            self._host.close()
 
     # ----------------------------------------------------------------- queries
     def __contains__(self, name: object) -> bool:
@@ -196,10 +230,12 @@ class ToolRegistry:
                         ]
                         state = FileState(sig, old.entries, state.problems + kept)
                     report.problems.extend(p for p in state.problems if p.level == "error")
+                    if old is not None and state.entries is not old.entries:
+                        self._retire(old)
                     self._files[path] = state
             for path in list(self._files):
                 if path not in seen:
-                    del self._files[path]
+                    self._retire(self._files.pop(path))
             if self._packages and self._package_state is None:
                 self._package_state = self._loader.load_packages()
                 report.problems.extend(p for p in self._package_state.problems if p.level == "error")
@@ -209,6 +245,11 @@ class ToolRegistry:
             report.removed = sorted(set(before) - set(after))
             report.changed = sorted(n for n in set(before) & set(after) if before[n] != after[n])
             return report
+
+    def _retire(self, state: FileState) -> None:
+        """A file's old version is no longer used: its workers may drop it."""
+        if self._host is not None:
+            self._host.forget({e.tool.unit["id"] for e in state.entries if isinstance(e.tool, RemoteTool)})
 
     def _resolve(self) -> None:
         """Build the name -> tool map from every file's entries, applying precedence."""
@@ -245,3 +286,15 @@ class ToolRegistry:
         self._all = entries
         self._tools = dict(sorted(chosen.items()))
         self._resolution = notes
+
+
+def isolation_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments of :class:`ToolRegistry` that ``runtime`` settings choose."""
+    runtime = settings.runtime
+    return {
+        "isolation": runtime.isolation,
+        "load_timeout": runtime.load_timeout,
+        "workers": runtime.tool_workers,
+        "tool_env": list(runtime.tool_env),
+        "secret_env": [settings.llm.api_key_env] if settings.llm.api_key_env else [],
+    }

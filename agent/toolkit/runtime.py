@@ -2,13 +2,15 @@
 
 Nothing a tool does can escape :meth:`ToolRunner.run`: an exception (even ``SystemExit``), a hang,
 a return value that is not a ``ToolResult``, huge or non-string output, all become a failed
-:class:`ToolOutcome` whose ``error`` says what happened. Each call runs in a daemon thread; a call
-that exceeds its timeout is abandoned (Python cannot kill a thread) and reported as timed out.
+:class:`ToolOutcome` whose ``error`` says what happened. Each call is started from a daemon thread.
+A tool in a worker process (:class:`~agent.toolkit.remote_tools.RemoteTool`, the registry's default)
+that exceeds its timeout has its worker's process group killed; one that exits or crashes ends only
+its worker. A tool run in this process (``isolation: thread``) that exceeds its timeout is abandoned
+(Python cannot kill a thread) and reported as timed out.
 """
 
 from __future__ import annotations
 
-import json
 import contextvars
 import threading
 import time
@@ -16,8 +18,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from agent.config import Settings
-from agent.toolkit.base import ToolManifest, ToolResult
+from agent.toolkit.base import ToolManifest, message_language
 from agent.toolkit.registry import ToolRegistry
+from agent.toolkit.remote_tools import RemoteTool
+from agent.toolkit.results import settle
 from agent.toolkit.schema import ParameterError, coerce_params
 
 
@@ -104,23 +108,6 @@ class ApprovalGate:
         return False, "refused", f"the user did not approve running tool '{manifest.name}'"
 
 
-def _stringify(data: Any) -> str:
-    """Turn a tool's ``data`` (or ``error``) into text: JSON for structures, ``str`` otherwise."""
-    if isinstance(data, str):
-        return data
-    if data is None:
-        return ""
-    if isinstance(data, (bytes, bytearray)):
-        return bytes(data).decode("utf-8", errors="replace")
-    try:
-        return json.dumps(data, ensure_ascii=False, default=str)
-    except Exception:  # noqa: BLE001 - a tool's object may refuse to be printed in any way
-        try:
-            return repr(data)
-        except Exception as exc:  # noqa: BLE001 - a hostile __repr__, or nesting too deep to print
-            return f"<{type(data).__name__} that cannot be shown as text: {type(exc).__name__}>"
-
-
 class ToolRunner:
     """Runs tool calls for the agent loop (and for ``riverse tools run``)."""
 
@@ -189,10 +176,17 @@ class ToolRunner:
     def _start(self, entry: Any, params: dict[str, Any], call_id: str, how: str):
         box: dict[str, Any] = {}
         done = threading.Event()
+        timeout = self.timeout_for(entry.manifest)
+        tool = entry.tool
+        language = message_language()  # the message's language travels with a call to a worker
 
         def target() -> None:
             try:
-                box["result"] = entry.tool.execute(dict(params))
+                if isinstance(tool, RemoteTool):
+                    box["settled"] = tool.run(dict(params), timeout=timeout, max_chars=self.max_output_chars,
+                                              language=language)
+                else:
+                    box["result"] = tool.execute(dict(params))
             except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are contained too
                 box["exc"] = exc
             finally:
@@ -202,37 +196,20 @@ class ToolRunner:
         context = contextvars.copy_context()  # the tool sees the turn's context (its message language)
         thread = threading.Thread(target=context.run, args=(target,), name=f"riverse-tool-{entry.name}", daemon=True)
         thread.start()
-        return entry, params, call_id, how, box, done, started
+        return entry, params, call_id, how, box, done, started, timeout
 
-    def _finish(self, entry, params, call_id, how, box, done, started) -> ToolOutcome:
-        timeout = self.timeout_for(entry.manifest)
-        remaining = max(0.0, timeout - (time.perf_counter() - started))
-        finished = done.wait(remaining)
+    def _finish(self, entry, params, call_id, how, box, done, started, timeout) -> ToolOutcome:
+        remote = isinstance(entry.tool, RemoteTool)
+        # A worker enforces the time limit itself; waiting longer only covers starting and loading one.
+        limit = entry.tool.worst_case(timeout) if remote else timeout
+        finished = done.wait(max(0.0, limit - (time.perf_counter() - started)))
         elapsed = int((time.perf_counter() - started) * 1000)
         out = ToolOutcome(entry.name, params, False, duration_ms=elapsed, call_id=call_id, approval=how)
         if not finished:
             out.status = "timeout"
             out.error = f"tool '{entry.name}' did not finish within {timeout:g} s and was abandoned"
             return out
-        if "exc" in box:
-            exc = box["exc"]
-            out.status = "error"
-            detail = str(exc).strip()
-            out.error = f"tool '{entry.name}' raised {type(exc).__name__}" + (f": {detail}" if detail else "")
-            return out
-        result = box.get("result")
-        if not isinstance(result, ToolResult):
-            out.status = "error"
-            out.error = f"tool '{entry.name}' returned {type(result).__name__}, not a ToolResult"
-            return out
-        data = _stringify(result.data)
-        if len(data) > self.max_output_chars:
-            cut = len(data) - self.max_output_chars
-            data = data[: self.max_output_chars] + f"\n[... {cut} more characters cut]"
-        out.data = data
-        if result.success is True:
-            out.success, out.status = True, "ok"
-        else:
-            out.status = "failed"
-            out.error = _stringify(result.error).strip() or f"tool '{entry.name}' reported failure without an error message"
+        settled = box.get("settled") or settle(entry.name, box.get("result"), box.get("exc"), self.max_output_chars)
+        out.status, out.success = settled["status"], settled["success"]
+        out.data, out.error = settled["data"], settled["error"]
         return out
