@@ -262,6 +262,9 @@ def test_a_connection_that_lands_on_loopback_is_refused_by_the_peer_check(site, 
 
 
 def test_dns_rebinding_through_riverse_ask(site, monkeypatch, riverse_home, attack_report):
+    # The fake network is this process's resolver and sockets: the tool runs here too, so that no
+    # name is ever looked up for real.
+    monkeypatch.setenv("RIVERSE_TOOL_ISOLATION", "thread")
     url = f"http://rebind.example:{site.port}/secret"
     (riverse_home / "script.yaml").write_text(f"- {{tool: web_fetch, params: {{url: '{url}'}}}}\n- done\n", encoding="utf-8")
     (riverse_home / "settings.yaml").write_text(
