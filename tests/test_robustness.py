@@ -169,7 +169,11 @@ def test_the_agent_keeps_answering_and_the_store_keeps_everything(faulty_registr
             assert expected in (outcome.data if status == "ok" else outcome.error), (name, outcome)
             assert len(outcome.data) <= 2000 + 100
         else:
-            assert outcome.status == "unknown" and "unknown tool 'manifest_raises'; available tools: bytes_data" in outcome.error
+            assert outcome.status == "unknown"  # the model is told which file failed to load it, and why
+            problem = next(p for p in faulty_registry.errors if Path(p.path).name == "manifest_raises.py")
+            assert "manifest() raised KeyError: 'name'" in str(problem)
+            assert outcome.error.startswith(f"tool 'manifest_raises' is not loaded: {problem}; fix the file"), outcome
+            assert "; available tools: bytes_data" in outcome.error
     both = agent.ask("two at once", conversation_id=cid)
     assert [(o.name, o.status) for o in both.tool_calls] == [("hangs", "timeout"), ("echo", "ok")]
     assert agent.ask("and now?", conversation_id=cid).answer == "plain answer"

@@ -96,12 +96,12 @@ def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool) ->
     registry = app.registry
     args = parse_assignments(params, lang)
     if name not in registry:
-        unavailable = [e for e in registry.entries(include_unavailable=True) if e.name == name and not e.available]
-        message = (
-            f"tool '{name}' is unavailable: {unavailable[0].reason}"
-            if unavailable
-            else t("tools.unknown", lang, name=name, names=", ".join(registry.names()) or "-")
-        )
+        names = ", ".join(registry.names()) or "-"
+        missing = registry.why_missing(name, lang)
+        if missing:
+            message = t("tools.missing", lang, reason=missing, names=names)
+        else:
+            message = t("tools.unknown", lang, name=name, names=names)
         if as_json:
             print_json({"success": False, "data": "", "error": message})
         else:

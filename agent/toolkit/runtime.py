@@ -157,9 +157,7 @@ class ToolRunner:
         shown = params if isinstance(params, dict) else {"_raw": params}
         entry = self.registry.entry(name)
         if entry is None:
-            known = ", ".join(self.registry.names()) or "(none)"
-            return ToolOutcome(name, shown, False, error=f"unknown tool '{name}'; available tools: {known}",
-                               status="unknown", call_id=call_id)
+            return ToolOutcome(name, shown, False, error=self.unknown_tool(name), status="unknown", call_id=call_id)
         if isinstance(params, str):
             return ToolOutcome(name, shown, False, status="invalid", call_id=call_id,
                                error=f"the arguments for '{name}' are not a JSON object: {params[:200]!r}")
@@ -172,6 +170,15 @@ class ToolRunner:
         if not allowed:
             return ToolOutcome(name, clean, False, error=reason, status="refused", call_id=call_id, approval=how)
         return entry, clean, call_id, how
+
+    def unknown_tool(self, name: str) -> str:
+        """Why there is no tool ``name`` to call: a file that failed to load it, or that it does not exist."""
+        known = ", ".join(self.registry.names()) or "(none)"
+        why_missing = getattr(self.registry, "why_missing", None)  # registry-shaped objects may lack it
+        reason = why_missing(name) if callable(why_missing) else None
+        if reason:
+            return f"{reason}; available tools: {known}"
+        return f"unknown tool '{name}'; available tools: {known}"
 
     def _start(self, entry: Any, params: dict[str, Any], call_id: str, how: str):
         box: dict[str, Any] = {}
