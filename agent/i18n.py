@@ -63,6 +63,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "工具已重新加载：{changes}",
         "ja": "ツールを再読み込みしました：{changes}",
     },
+    "chat.traceback_hint": {
+        "en": "(riverse {command} --verbose shows the traceback; riverse logs --verbose shows it later)",
+        "zh": "（riverse {command} --verbose 会显示回溯信息；之后也可用 riverse logs --verbose 查看）",
+        "ja": "（riverse {command} --verbose でトレースバックを表示します。後からは riverse logs --verbose で見られます）",
+    },
     "approval.ask": {
         "en": "Allow tool '{name}' ({risk}) with {params}? [y]es / [n]o / [a]lways this session",
         "zh": "允许运行工具“{name}”（{risk}），参数 {params}？[y] 是 / [n] 否 / [a] 本次会话总是允许",
@@ -172,6 +177,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "No tool calls recorded yet.",
         "zh": "还没有工具调用记录。",
         "ja": "ツール呼び出しの記録はまだありません。",
+    },
+    "logs.tracebacks": {
+        "en": "{count} of these calls raised; riverse logs --verbose shows their tracebacks.",
+        "zh": "其中 {count} 次调用抛出了异常；riverse logs --verbose 会显示回溯信息。",
+        "ja": "このうち {count} 件の呼び出しが例外を出しました。riverse logs --verbose でトレースバックを表示します。",
     },
     "serve.listening": {
         "en": "Riverse is serving {url} (OpenAI-compatible API at {url}v1) · model: {model} · Ctrl-C to stop",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import signal
 import socket
 import sqlite3
@@ -100,7 +101,9 @@ RUN_FAULTS: dict[str, tuple[str, str, str]] = {
 LOAD_FAULTS: dict[str, tuple[str, str]] = {
     "import_error.py": ("import riverse_missing_dependency_xyz\n",
                         ("cannot import: ModuleNotFoundError: No module named 'riverse_missing_dependency_xyz' "
-                         "(install it with: pip install riverse_missing_dependency_xyz)")),
+                         f"(install it into the Python that runs Riverse: {shlex.quote(sys.executable)} -m pip install "
+                         "riverse_missing_dependency_xyz; if 'riverse_missing_dependency_xyz' is not the name it is "
+                         "published under on PyPI, install that name instead)")),
     "import_exit.py": ("import sys\nsys.exit('bye at import')\n", "cannot import: SystemExit: bye at import"),
     "init_raises.py": (TOOL.format(cls="InitRaises", name="init_raises", body="pass")
                        + "\n    def __init__(self, config):\n        raise ValueError('bad config')\n",

@@ -82,8 +82,9 @@ def parse_assignments(pairs: tuple[str, ...], language: str) -> dict[str, Any]:
 @click.argument("name")
 @click.argument("params", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help='Print {"success", "data", "error"} as JSON.')
+@click.option("-v", "--verbose", is_flag=True, help="Show the traceback when the tool raises.")
 @pass_state
-def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool) -> None:
+def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool, verbose: bool) -> None:
     """Run one tool directly, without a model. Exit status is 0 only when the tool succeeds.
 
     \b
@@ -117,4 +118,6 @@ def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool) ->
         click.echo(outcome.data)
     else:
         click.echo(f"✗ {outcome.error}", err=True)
+        if verbose and outcome.traceback:
+            click.echo(outcome.traceback.rstrip("\n"), err=True)
     raise SystemExit(0 if outcome.success else 1)

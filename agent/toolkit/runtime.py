@@ -40,6 +40,7 @@ class ToolOutcome:
     status: str = "ok"
     call_id: str = ""
     approval: str = ""  # "", "policy", "approved", "approved-session", "refused"
+    traceback: str = ""  # the tool's traceback when it raised (for the log and --verbose; the model never sees it)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -216,7 +217,9 @@ class ToolRunner:
             out.status = "timeout"
             out.error = f"tool '{entry.name}' did not finish within {timeout:g} s and was abandoned"
             return out
-        settled = box.get("settled") or settle(entry.name, box.get("result"), box.get("exc"), self.max_output_chars)
+        settled = box.get("settled") or settle(entry.name, box.get("result"), box.get("exc"), self.max_output_chars,
+                                               path=entry.path)
         out.status, out.success = settled["status"], settled["success"]
         out.data, out.error = settled["data"], settled["error"]
+        out.traceback = settled.get("traceback") or ""
         return out
