@@ -16,6 +16,9 @@ from agent.providers.base import prefix_cache
 from agent.toolkit.runtime import ApprovalRequest
 
 
+REFUSED_STATUS = 3  # riverse ask: a tool call of the turn was refused (it needed approval)
+
+
 class TurnPrinter:
     """Shows a turn as it happens: tool calls with their time and outcome, the answer as it streams.
     ``verbose``: the traceback of a tool that raised, under its line (else a hint says how to see it)."""
@@ -193,6 +196,11 @@ def ask(state: State, text: tuple[str, ...], as_json: bool, yes: bool, conversat
       riverse ask "东京今天天气怎么样？"
       riverse ask --json "what is 2**32?"
     Tools that need approval are refused unless --yes is given.
+
+    \b
+    Exit status: 0 answered; 1 an error (for example, the model could not be
+    reached); 3 answered, but a tool call was refused because it needed
+    approval (run again with --yes, or use riverse chat to approve it).
     """
     app = state.app
     message = " ".join(text)
@@ -205,3 +213,5 @@ def ask(state: State, text: tuple[str, ...], as_json: bool, yes: bool, conversat
         printer = TurnPrinter(console(), console(stderr=True), verbose=verbose, language=app.language)
         result = agent.ask(message, conversation_id=conversation_id, on_event=printer)
         printer.end()
+    if any(call.status == "refused" for call in result.tool_calls):
+        raise SystemExit(REFUSED_STATUS)

@@ -46,6 +46,8 @@ def list_tools(state: State, as_json: bool) -> None:
         else:
             status, detail = ("✗ unavailable", "red"), f": {e.reason}"
         risk = m.risk if m.risk else "read (undeclared)"
+        for pname, risks in (m.risk_by_value or {}).items():
+            risk += f" · {pname}=" + ", ".join(f"{value}: {level}" for value, level in risks.items())
         out.print(styled((m.name, "bold"), "  ", status, detail, "  ", (f"· risk: {risk} · {e.origin} · {e.path}", "dim")))
         out.print(styled(f"  {m.description}"))
         for pname, desc in (m.parameters or {}).items():

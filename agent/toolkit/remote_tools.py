@@ -28,7 +28,7 @@ LOAD_REPLY_LIMIT = 16 << 20  # bytes
 CALL_REPLY_SLACK = 1 << 20
 DIRECT_CALL_CHARS = 10_000_000  # what execute() called directly (not by the runner) may return
 MANIFEST_FIELDS = ("name", "description", "parameters", "examples", "parameter_types", "required", "timeout",
-                   "risk", "extra_examples")
+                   "risk", "extra_examples", "risk_by_value")
 LEVELS = ("error", "warning", "info")
 _units = itertools.count(1)
 

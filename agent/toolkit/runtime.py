@@ -80,24 +80,26 @@ class ApprovalGate:
     def from_settings(cls, approval: Any, approver: Approver | None = None) -> "ApprovalGate":
         return cls(dict(approval.risk), dict(approval.tools), approver)
 
-    def policy(self, manifest: ToolManifest) -> str:
-        return self.tool_policy.get(manifest.name) or self.risk_policy.get(manifest.risk_level, "never")
+    def policy(self, manifest: ToolManifest, params: dict[str, Any] | None = None) -> str:
+        """The policy of a call: the tool's own (``approval.tools``), else that of the call's risk, which
+        is the manifest's ``risk``, or what its ``risk_by_value`` gives the call's parameters."""
+        return self.tool_policy.get(manifest.name) or self.risk_policy.get(manifest.risk_of(params), "never")
 
     def check(self, manifest: ToolManifest, params: dict[str, Any]) -> tuple[bool, str, str]:
         """Return (allowed, how, reason)."""
-        policy = self.policy(manifest)
+        policy = self.policy(manifest, params)
         if policy == "never":
             return True, "policy", ""
         if manifest.name in self.session_allowed:  # the user answered "always" (or "yes" under "once")
             return True, "approved-session", ""
+        risk = manifest.risk_of(params)
         if self.approver is None:
             return False, "refused", (
-                f"tool '{manifest.name}' ({manifest.risk_level}) needs the user's approval and nobody could be asked; "
+                f"tool '{manifest.name}' ({risk}) needs the user's approval and nobody could be asked; "
                 "run 'riverse ask' with --yes, or use 'riverse chat' to approve it"
             )
-        request = ApprovalRequest(
-            manifest.name, params, manifest.risk_level, manifest.risk is not None, manifest.description
-        )
+        declared = manifest.risk is not None or manifest.value_risk(params) is not None
+        request = ApprovalRequest(manifest.name, params, risk, declared, manifest.description)
         answer = (self.approver(request) or "no").strip().lower()
         if answer in ("always", "a"):
             self.session_allowed.add(manifest.name)
