@@ -81,7 +81,9 @@ class RuntimeSettings(_Section):
     tool_env: list[str] = Field(default_factory=list)
 
 
-TOOL_APPROVAL_DEFAULTS: dict[str, str] = {"notes": "never"}
+# Policies per tool name that settings keep unless they name the tool themselves (none at present:
+# a tool whose actions differ in risk declares it per call with risk_by_value, as notes does).
+TOOL_APPROVAL_DEFAULTS: dict[str, str] = {}
 
 
 class ApprovalSettings(_Section):
@@ -89,8 +91,7 @@ class ApprovalSettings(_Section):
     risk: dict[str, Literal["never", "ask", "once"]] = Field(
         default_factory=lambda: {"read": "never", "network": "never", "write": "ask", "execute": "ask"}
     )
-    # per tool name, overrides the risk level's policy. Kept unless overridden by name: notes only
-    # writes the user's own notes in the Riverse database, and each change is in the tool-call log.
+    # per tool name, overrides the policy of the call's risk level
     tools: dict[str, Literal["never", "ask", "once"]] = Field(default_factory=lambda: dict(TOOL_APPROVAL_DEFAULTS))
 
     @field_validator("tools")

@@ -63,6 +63,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "工具已重新加载：{changes}",
         "ja": "ツールを再読み込みしました：{changes}",
     },
+    "chat.traceback_hint": {
+        "en": "(riverse {command} --verbose shows the traceback; riverse logs --verbose shows it later)",
+        "zh": "（riverse {command} --verbose 会显示回溯信息；之后也可用 riverse logs --verbose 查看）",
+        "ja": "（riverse {command} --verbose でトレースバックを表示します。後からは riverse logs --verbose で見られます）",
+    },
     "approval.ask": {
         "en": "Allow tool '{name}' ({risk}) with {params}? [y]es / [n]o / [a]lways this session",
         "zh": "允许运行工具“{name}”（{risk}），参数 {params}？[y] 是 / [n] 否 / [a] 本次会话总是允许",
@@ -82,6 +87,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "unknown tool '{name}'; available tools: {names}",
         "zh": "未知工具“{name}”；可用工具：{names}",
         "ja": "不明なツール「{name}」。使えるツール：{names}",
+    },
+    "tools.missing": {
+        "en": "{reason}; available tools: {names}",
+        "zh": "{reason}；可用工具：{names}",
+        "ja": "{reason}。使えるツール：{names}",
     },
     "tools.bad_param": {
         "en": "parameters are written key=value, got {arg!r}",
@@ -108,11 +118,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{path} 已存在；请换一个名字，或先把那个文件移走",
         "ja": "{path} はすでにあります。別の名前にするか、先にそのファイルを移動してください",
     },
-    "new.overrides": {
-        "en": "Note: a {origin} tool named '{name}' already exists; yours will override it.",
-        "zh": "注意：已有一个名为“{name}”的{origin}工具；你的工具会覆盖它。",
-        "ja": "注意：「{name}」という名前の {origin} ツールがすでにあります。あなたのツールがそれを上書きします。",
-    },
+    "new.note": {"en": "Note: {text}", "zh": "注意：{text}", "ja": "注意：{text}"},
     "new.not_scanned": {
         "en": "Note: Riverse does not scan {folder}; add it to tool_dirs in settings.yaml to use the tool.",
         "zh": "注意：Riverse 不会扫描 {folder}；要使用这个工具，请把它加入 settings.yaml 的 tool_dirs。",
@@ -171,6 +177,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "No tool calls recorded yet.",
         "zh": "还没有工具调用记录。",
         "ja": "ツール呼び出しの記録はまだありません。",
+    },
+    "logs.tracebacks": {
+        "en": "{count} of these calls raised; riverse logs --verbose shows their tracebacks.",
+        "zh": "其中 {count} 次调用抛出了异常；riverse logs --verbose 会显示回溯信息。",
+        "ja": "このうち {count} 件の呼び出しが例外を出しました。riverse logs --verbose でトレースバックを表示します。",
     },
     "serve.listening": {
         "en": "Riverse is serving {url} (OpenAI-compatible API at {url}v1) · model: {model} · Ctrl-C to stop",
@@ -275,7 +286,66 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ja": "内蔵モデルのツールプロンプトを準備しています（ツール構成ごとに一度だけ）…",
     },
     "error.prefix": {"en": "Error", "zh": "错误", "ja": "エラー"},
+    # Which of several tools of one name is used (agent/toolkit/registry.py, precedence): the registry's
+    # notes and what `riverse tools new` says come from these texts.
+    "precedence.overrides": {
+        "en": "{origin} tool '{name}' overrides the {other} one from {path}",
+        "zh": "{origin}工具“{name}”覆盖了来自 {path} 的{other}工具",
+        "ja": "{origin}ツール「{name}」が {path} の{other}ツールを上書きします",
+    },
+    "precedence.duplicate": {
+        "en": "duplicate tool name '{name}': already defined in {where} ({cls}); this one is ignored; "
+              "give one of them another name",
+        "zh": "工具名“{name}”重复：{where}（{cls}）中已经定义了它；这一个会被忽略；请给其中一个换个名字",
+        "ja": "ツール名「{name}」が重複しています：{where}（{cls}）ですでに定義されているため、こちらは無視されます。"
+              "どちらかの名前を変えてください",
+    },
+    "precedence.displaces": {
+        "en": "tool name '{name}' is also defined in {where} ({cls}), in the same folder; this file comes first "
+              "by name, so that one will be ignored; give one of them another name",
+        "zh": "同一文件夹中的 {where}（{cls}）也定义了工具名“{name}”；按文件名这个文件在前，那一个会被忽略；请给其中一个换个名字",
+        "ja": "同じフォルダーの {where}（{cls}）もツール名「{name}」を定義しています。ファイル名の順でこちらが先なので、"
+              "あちらは無視されます。どちらかの名前を変えてください",
+    },
+    "precedence.overridden": {
+        "en": "the {other} tool '{name}' from {path} overrides this one, so this one is not used; give it another name",
+        "zh": "来自 {path} 的{other}工具“{name}”会覆盖这一个，所以这一个不会被使用；请给它换个名字",
+        "ja": "{path} の{other}ツール「{name}」がこちらを上書きするため、こちらは使われません。名前を変えてください",
+    },
+    "precedence.not_scanned": {
+        "en": "Riverse does not scan {folder}, so this tool is not loaded; add the folder to tool_dirs in settings.yaml",
+        "zh": "Riverse 不会扫描 {folder}，所以这个工具不会被加载；请把该文件夹加入 settings.yaml 的 tool_dirs",
+        "ja": "Riverse は {folder} を読まないため、このツールは読み込まれません。settings.yaml の tool_dirs にそのフォルダーを加えてください",
+    },
+    # Why a tool the model or the user named is not there (ToolRegistry.why_missing).
+    "missing.unavailable": {
+        "en": "tool '{name}' is unavailable: {reason}",
+        "zh": "工具“{name}”不可用：{reason}",
+        "ja": "ツール「{name}」は使えません：{reason}",
+    },
+    "missing.not_loaded": {
+        "en": "tool '{name}' is not loaded: {problem}; fix the file, then check it with: riverse tools check {path}",
+        "zh": "工具“{name}”没有加载：{problem}；请修正该文件，然后用 riverse tools check {path} 检查",
+        "ja": "ツール「{name}」は読み込まれていません：{problem}。ファイルを直してから riverse tools check {path} で確認してください",
+    },
 }
+
+# Where a tool comes from (ToolEntry.origin), as the texts above name it.
+ORIGINS: dict[str, dict[str, str]] = {
+    "built-in": {"en": "built-in", "zh": "内置", "ja": "組み込み"},
+    "user": {"en": "user", "zh": "用户", "ja": "ユーザー"},
+    "settings folder": {"en": "settings folder", "zh": "设置中文件夹的", "ja": "設定フォルダーの"},
+    "package": {"en": "package:{dist}", "zh": "软件包 {dist} 的", "ja": "パッケージ {dist} の"},
+}
+
+
+def origin_label(origin: str, language: str | None) -> str:
+    """A tool's origin (``built-in``, ``user``, ``settings folder``, ``package:<dist>``) in ``language``."""
+    kind, _, dist = origin.partition(":")
+    table = ORIGINS.get(kind)
+    if table is None or (kind == "package") != bool(dist):
+        return origin
+    return pick(table, language, dist=dist) if dist else pick(table, language)
 
 
 def t(key: str, language: str = "en", **values: object) -> str:

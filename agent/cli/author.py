@@ -58,9 +58,9 @@ def new_tool(state: State, name: str, language: str | None, folder: Path | None)
     target = folder or app.settings.user_tools_dir
     made = create_tool(name, target, language or lang, ui_language=lang)
     click.echo(t("new.wrote", lang, tool=shown_path(made.tool_path), test=shown_path(made.test_path), name=name))
-    for other in app.registry.entries(include_unavailable=True):
-        if other.name == name and Path(other.path) != made.tool_path.resolve():
-            click.echo(t("new.overrides", lang, origin=other.origin, name=name), err=True)
+    verdict = app.registry.would_win(made.tool_path, name, lang)[1]
+    if verdict and app.registry.source_rank(made.tool_path) is not None:  # an unscanned folder: said below
+        click.echo(t("new.note", lang, text=verdict), err=True)
     scanned = [app.settings.user_tools_dir, *app.settings.tool_folders]
     if not any(made.tool_path.parent.resolve() == Path(d).expanduser().resolve() for d in scanned):
         click.echo(t("new.not_scanned", lang, folder=shown_path(made.tool_path.parent)), err=True)

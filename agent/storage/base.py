@@ -60,5 +60,6 @@ class Store(Protocol):
     def add_tool_call(self, cid: str | None, outcome: "ToolOutcome") -> int: ...
 
     def tool_calls(self, limit: int = 20, tool: str | None = None, conversation: str | None = None) -> list[dict[str, Any]]:
-        """Recent tool calls, newest first."""
+        """Recent tool calls, newest first: each as the outcome's fields (``traceback`` when the tool
+        raised), with ``id``, ``conversation_id`` and ``created_at``."""
         ...

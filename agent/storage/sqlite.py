@@ -135,8 +135,8 @@ class SQLiteStore:
     # --------------------------------------------------------------- tool calls
     def add_tool_call(self, cid: str | None, outcome: ToolOutcome) -> int:
         cur = self._execute(
-            "INSERT INTO tool_calls (conversation_id, name, params, success, status, data, error, duration_ms, approval, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tool_calls (conversation_id, name, params, success, status, data, error, duration_ms, approval, "
+            "created_at, traceback) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 cid,
                 outcome.name,
@@ -148,6 +148,7 @@ class SQLiteStore:
                 int(outcome.duration_ms),
                 outcome.approval,
                 time.time(),
+                getattr(outcome, "traceback", "") or "",
             ),
         )
         return int(cur.lastrowid)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.toolkit.install_hint import install_hint
 from agent.toolkit.tool_settings import tool_sections
 from agent.toolkit.base import BaseTool, ToolManifest
 from agent.toolkit.validate import execute_problem, manifest_problems
@@ -169,7 +170,7 @@ def _describe(exc: BaseException) -> str:
 
 def _hint(exc: BaseException) -> str:
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        return f" (install it with: pip install {exc.name.split('.')[0]})"
+        return f" ({install_hint(exc.name)})"
     return ""
 
 
@@ -283,7 +284,7 @@ class ToolLoader:
             try:
                 obj = ep.load()
             except BaseException as exc:  # noqa: BLE001 - even KeyboardInterrupt: it is the package's code
-                problems.append(LoadProblem(where, f"cannot load entry point {ep.name!r}: {_describe(exc)}"))
+                problems.append(LoadProblem(where, f"cannot load entry point {ep.name!r}: {_describe(exc)}{_hint(exc)}"))
                 continue
             if inspect.ismodule(obj):
                 classes = [

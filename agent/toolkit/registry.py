@@ -15,7 +15,7 @@ Sources, from lowest to highest precedence: the built-in folder ``agent/tools/``
 (entry-point group ``riverse.tools``), folders named in settings, and the user's folder
 ``$RIVERSE_HOME/tools``. A tool of a higher source overrides one of the same name from a lower source
 (and says so); two tools of the same name in the same source are an error, the first file (by name)
-wins.
+wins. That rule is :func:`precedence`; :meth:`ToolRegistry.would_win` applies it to a file not yet loaded.
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
+from agent.i18n import origin_label, t
 from agent.toolkit.base import BaseTool, ToolManifest
 from agent.toolkit.remote_tools import RemoteHost, RemoteLoader, RemoteTool
 from agent.toolkit.worker_pool import WorkerPool
 from agent.toolkit.discovery import (
     BUILTIN,
     BUILTIN_DIR,
+    ORIGIN_NAMES,
     SETTINGS,
     USER,
     FileState,
@@ -257,35 +259,119 @@ class ToolRegistry:
         for state in self._states():
             entries.extend(state.entries)
         entries.sort(key=lambda e: (e.rank, e.path, e.line or 0))
+        groups: dict[str, list[ToolEntry]] = {}
+        for entry in entries:
+            if entry.available:
+                groups.setdefault(entry.name, []).append(entry)
         chosen: dict[str, ToolEntry] = {}
         notes: list[LoadProblem] = []
-        for entry in entries:
-            if not entry.available:
-                continue
-            prior = chosen.get(entry.name)
-            if prior is None:
-                chosen[entry.name] = entry
-            elif entry.rank > prior.rank:
-                notes.append(
-                    LoadProblem(
-                        entry.path,
-                        f"{entry.origin} tool '{entry.name}' overrides the {prior.origin} one from {prior.path}",
-                        line=entry.line, class_name=entry.class_name, level="info",
-                    )
-                )
-                chosen[entry.name] = entry
-            else:
-                notes.append(
-                    LoadProblem(
-                        entry.path,
-                        f"duplicate tool name '{entry.name}': already defined in {prior.path}"
-                        f"{':' + str(prior.line) if prior.line else ''} ({prior.class_name}); this one is ignored",
-                        line=entry.line, class_name=entry.class_name,
-                    )
-                )
+        for name, group in groups.items():
+            ranked = sorted(group, key=entry_order)
+            chosen[name] = winner = ranked[0]
+            for loser in ranked[1:]:
+                first_of_its_source = next(e for e in ranked if e.rank == loser.rank)
+                if first_of_its_source is not loser:
+                    notes.append(LoadProblem(loser.path, duplicate_text(first_of_its_source, "en"),
+                                             line=loser.line, class_name=loser.class_name))
+                else:
+                    notes.append(LoadProblem(winner.path, overrides_text(winner.origin, loser, "en"),
+                                             line=winner.line, class_name=winner.class_name, level="info"))
         self._all = entries
         self._tools = dict(sorted(chosen.items()))
         self._resolution = notes
+
+    # ------------------------------------------------------------- precedence
+    def source_rank(self, path: str | Path) -> int | None:
+        """The precedence of the source that scans the tool file ``path``; None when no source does."""
+        file = Path(path).expanduser().resolve()
+        if file.suffix != ".py" or file.name.startswith("_"):
+            return None
+        for rank, folder in self._sources:
+            if folder.resolve() in (file, file.parent):
+                return rank
+        return None
+
+    def would_win(self, path: str | Path, name: str, language: str | None = None) -> tuple[bool, str]:
+        """Whether a tool named ``name`` in the file ``path`` would be the one used, by the rule this
+        registry applies (:func:`precedence`), and what to tell its author: which tool it replaces or
+        which one keeps it out (empty when no other tool has the name). ``language``: of the text
+        (default: the registry's)."""
+        lang = language or self.config.get("language") or "en"
+        file = Path(path).expanduser().resolve()
+        rank = self.source_rank(file)
+        if rank is None:
+            return False, t("precedence.not_scanned", lang, folder=str(file.parent))
+        with self._lock:
+            rivals = sorted((e for e in self._all if e.available and e.name == name and Path(e.path) != file),
+                            key=entry_order)
+        if not rivals:
+            return True, ""
+        best = rivals[0]
+        if precedence(rank, str(file), None) < entry_order(best):
+            if best.rank == rank:
+                return True, t("precedence.displaces", lang, name=name, where=_where(best), cls=best.class_name)
+            return True, overrides_text(ORIGIN_NAMES[rank], best, lang)
+        if best.rank == rank:
+            return False, duplicate_text(best, lang)
+        return False, t("precedence.overridden", lang, name=name, other=origin_label(best.origin, lang), path=best.path)
+
+    def why_missing(self, name: str, language: str = "en") -> str | None:
+        """Why no tool ``name`` is registered, when a file can say: the tool is unavailable (and why), or
+        a file that failed to load matches it (its name is the tool's, its problem or its text names it)."""
+        with self._lock:
+            if name in self._tools:
+                return None
+            for entry in self._all:
+                if entry.name == name and not entry.available:
+                    return t("missing.unavailable", language, name=name, reason=entry.reason)
+            failed = [[p for p in state.problems if p.level == "error"] for state in self._states()
+                      if not any(e.name == name for e in state.entries)]
+        failed = [errors for errors in failed if errors]
+        # A file named after the tool first; then one whose problems or text name it.
+        failed.sort(key=lambda errors: Path(errors[0].path).stem.lower() != name.lower())
+        for errors in failed:
+            if _names_tool(errors, name):
+                return t("missing.not_loaded", language, name=name, problem=str(errors[0]), path=errors[0].path)
+        return None
+
+
+def precedence(rank: int, path: str, line: int | None) -> tuple[int, str, int]:
+    """The one rule for tools of the same name, as a sort key (the smallest is used): the source of
+    higher precedence wins; within one source, the first file by path, then the first class in it."""
+    return (-rank, path, line or 0)
+
+
+def entry_order(entry: ToolEntry) -> tuple[int, str, int]:
+    return precedence(entry.rank, entry.path, entry.line)
+
+
+def _where(entry: ToolEntry) -> str:
+    return f"{entry.path}:{entry.line}" if entry.line else entry.path
+
+
+def overrides_text(origin: str, loser: ToolEntry, language: str) -> str:
+    """What a tool of source ``origin`` says about the lower-precedence ``loser`` it replaces."""
+    return t("precedence.overrides", language, origin=origin_label(origin, language), name=loser.name,
+             other=origin_label(loser.origin, language), path=loser.path)
+
+
+def duplicate_text(first: ToolEntry, language: str) -> str:
+    """What a tool says that loses to ``first``, a tool of the same name from the same source."""
+    return t("precedence.duplicate", language, name=first.name, where=_where(first), cls=first.class_name)
+
+
+def _names_tool(problems: list[LoadProblem], name: str) -> bool:
+    """Whether a file whose loading failed with ``problems`` is likely where tool ``name`` lives: the
+    file is named after it, a problem names it, or the file's text has it as a quoted string."""
+    path = Path(problems[0].path)
+    if path.stem.lower() == name.lower() or any(f"'{name}'" in p.message for p in problems):
+        return True
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(1 << 20).decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return False
+    return f'"{name}"' in text or f"'{name}'" in text
 
 
 def isolation_options(settings: Settings) -> dict[str, Any]:

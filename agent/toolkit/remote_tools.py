@@ -19,7 +19,7 @@ from typing import Any
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult, message_language
 from agent.toolkit.discovery import FileState, LoadProblem, ToolEntry, expanded_config, scope_config, signature
-from agent.toolkit.results import capped
+from agent.toolkit.results import TRACEBACK_CHARS, capped
 from agent.toolkit.validate import manifest_problems
 from agent.toolkit.worker_pool import WorkerFailure, WorkerPool, search_path
 
@@ -28,7 +28,7 @@ LOAD_REPLY_LIMIT = 16 << 20  # bytes
 CALL_REPLY_SLACK = 1 << 20
 DIRECT_CALL_CHARS = 10_000_000  # what execute() called directly (not by the runner) may return
 MANIFEST_FIELDS = ("name", "description", "parameters", "examples", "parameter_types", "required", "timeout",
-                   "risk", "extra_examples")
+                   "risk", "extra_examples", "risk_by_value")
 LEVELS = ("error", "warning", "info")
 _units = itertools.count(1)
 
@@ -195,6 +195,8 @@ def checked_outcome(name: str, reply: dict[str, Any], limit: int) -> dict[str, A
     for key in ("data", "error"):  # the worker already cut them, adding a note of what it cut
         text = outcome[key]
         texts[key] = capped(text, limit) if len(text) > limit + 100 else text
+    trace = outcome.get("traceback")
+    texts["traceback"] = trace[-TRACEBACK_CHARS - 100:] if isinstance(trace, str) and outcome["status"] == "error" else ""
     return {"status": outcome["status"], "success": outcome["success"], **texts}
 
 

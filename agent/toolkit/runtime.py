@@ -40,6 +40,7 @@ class ToolOutcome:
     status: str = "ok"
     call_id: str = ""
     approval: str = ""  # "", "policy", "approved", "approved-session", "refused"
+    traceback: str = ""  # the tool's traceback when it raised (for the log and --verbose; the model never sees it)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -79,24 +80,26 @@ class ApprovalGate:
     def from_settings(cls, approval: Any, approver: Approver | None = None) -> "ApprovalGate":
         return cls(dict(approval.risk), dict(approval.tools), approver)
 
-    def policy(self, manifest: ToolManifest) -> str:
-        return self.tool_policy.get(manifest.name) or self.risk_policy.get(manifest.risk_level, "never")
+    def policy(self, manifest: ToolManifest, params: dict[str, Any] | None = None) -> str:
+        """The policy of a call: the tool's own (``approval.tools``), else that of the call's risk, which
+        is the manifest's ``risk``, or what its ``risk_by_value`` gives the call's parameters."""
+        return self.tool_policy.get(manifest.name) or self.risk_policy.get(manifest.risk_of(params), "never")
 
     def check(self, manifest: ToolManifest, params: dict[str, Any]) -> tuple[bool, str, str]:
         """Return (allowed, how, reason)."""
-        policy = self.policy(manifest)
+        policy = self.policy(manifest, params)
         if policy == "never":
             return True, "policy", ""
         if manifest.name in self.session_allowed:  # the user answered "always" (or "yes" under "once")
             return True, "approved-session", ""
+        risk = manifest.risk_of(params)
         if self.approver is None:
             return False, "refused", (
-                f"tool '{manifest.name}' ({manifest.risk_level}) needs the user's approval and nobody could be asked; "
+                f"tool '{manifest.name}' ({risk}) needs the user's approval and nobody could be asked; "
                 "run 'riverse ask' with --yes, or use 'riverse chat' to approve it"
             )
-        request = ApprovalRequest(
-            manifest.name, params, manifest.risk_level, manifest.risk is not None, manifest.description
-        )
+        declared = manifest.risk is not None or manifest.value_risk(params) is not None
+        request = ApprovalRequest(manifest.name, params, risk, declared, manifest.description)
         answer = (self.approver(request) or "no").strip().lower()
         if answer in ("always", "a"):
             self.session_allowed.add(manifest.name)
@@ -157,9 +160,7 @@ class ToolRunner:
         shown = params if isinstance(params, dict) else {"_raw": params}
         entry = self.registry.entry(name)
         if entry is None:
-            known = ", ".join(self.registry.names()) or "(none)"
-            return ToolOutcome(name, shown, False, error=f"unknown tool '{name}'; available tools: {known}",
-                               status="unknown", call_id=call_id)
+            return ToolOutcome(name, shown, False, error=self.unknown_tool(name), status="unknown", call_id=call_id)
         if isinstance(params, str):
             return ToolOutcome(name, shown, False, status="invalid", call_id=call_id,
                                error=f"the arguments for '{name}' are not a JSON object: {params[:200]!r}")
@@ -172,6 +173,15 @@ class ToolRunner:
         if not allowed:
             return ToolOutcome(name, clean, False, error=reason, status="refused", call_id=call_id, approval=how)
         return entry, clean, call_id, how
+
+    def unknown_tool(self, name: str) -> str:
+        """Why there is no tool ``name`` to call: a file that failed to load it, or that it does not exist."""
+        known = ", ".join(self.registry.names()) or "(none)"
+        why_missing = getattr(self.registry, "why_missing", None)  # registry-shaped objects may lack it
+        reason = why_missing(name) if callable(why_missing) else None
+        if reason:
+            return f"{reason}; available tools: {known}"
+        return f"unknown tool '{name}'; available tools: {known}"
 
     def _start(self, entry: Any, params: dict[str, Any], call_id: str, how: str):
         box: dict[str, Any] = {}
@@ -209,7 +219,9 @@ class ToolRunner:
             out.status = "timeout"
             out.error = f"tool '{entry.name}' did not finish within {timeout:g} s and was abandoned"
             return out
-        settled = box.get("settled") or settle(entry.name, box.get("result"), box.get("exc"), self.max_output_chars)
+        settled = box.get("settled") or settle(entry.name, box.get("result"), box.get("exc"), self.max_output_chars,
+                                               path=entry.path)
         out.status, out.success = settled["status"], settled["success"]
         out.data, out.error = settled["data"], settled["error"]
+        out.traceback = settled.get("traceback") or ""
         return out

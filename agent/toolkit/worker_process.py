@@ -127,7 +127,7 @@ class WorkerTools:
             result, exc = entry.tool.execute(dict(request["params"])), None
         except BaseException as err:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: the tool's own
             result, exc = None, err
-        return settle(entry.name, result, exc, request.get("max_chars"))
+        return settle(entry.name, result, exc, request.get("max_chars"), path=entry.path)
 
     @staticmethod
     def same_value(entry: Any, request: dict[str, Any]) -> bool | None:
