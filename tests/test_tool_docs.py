@@ -190,6 +190,10 @@ def test_cross_references_point_to_their_sections(language):
     # Every mention of a section by its number is a link to it.
     mentions = re.findall(SECTION_WORDS[language], re.sub(r"\[[^\]]+\]\(#[^)]+\)", "", text))
     assert mentions == []
+    # Links to files lead to files of the repository.
+    files = [target for target in re.findall(r"\]\(([^)#]+)\)", text) if "://" not in target]
+    assert "transcripts/tool-author-walkthrough.txt" in files
+    assert [f for f in files if not (DOCS / f).is_file()] == []
 
 
 APPROVAL_WORDS = {"en": "without asking for approval", "zh": "不询问批准", "ja": "承認を求めずに"}
