@@ -104,9 +104,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ja": "ツールの読み込み中に見つかった問題：",
     },
     "new.wrote": {
-        "en": "Wrote the tool {tool}\nand its test {test}\nNext: edit the manifest and execute(), then\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
-        "zh": "已写入工具 {tool}\n及其测试 {test}\n下一步：修改清单和 execute()，然后运行\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
-        "ja": "ツール {tool}\nとそのテスト {test} を書き出しました\n次に：マニフェストと execute() を書き換えてから\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
+        "en": "Wrote the tool {tool}\nand its test {test}\nNext: edit the manifest and execute(), then\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  riverse tools test {tool}",
+        "zh": "已写入工具 {tool}\n及其测试 {test}\n下一步：修改清单和 execute()，然后运行\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  riverse tools test {tool}",
+        "ja": "ツール {tool}\nとそのテスト {test} を書き出しました\n次に：マニフェストと execute() を書き換えてから\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  riverse tools test {tool}",
     },
     "new.bad_name": {
         "en": "invalid tool name {name!r}: use letters, digits and '_', starting with a letter, at most 64 characters (for example: my_tool)",
@@ -172,6 +172,50 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "accuracy {accuracy} is below --min {minimum}",
         "zh": "准确率 {accuracy} 低于 --min {minimum}",
         "ja": "正解率 {accuracy} が --min {minimum} を下回りました",
+    },
+    "eval.params_below_min": {
+        "en": "parameter accuracy {accuracy} is below --min {minimum}",
+        "zh": "参数准确率 {accuracy} 低于 --min {minimum}",
+        "ja": "パラメータの正解率 {accuracy} が --min {minimum} を下回りました",
+    },
+    "eval.wrong_params": {
+        "en": "Wrong parameters (expected → chosen):",
+        "zh": "参数不对的用例（应为 → 实际）：",
+        "ja": "パラメータの誤り（期待 → 選択）：",
+    },
+    "eval.no_tool_cases": {
+        "en": "no case expects {names} (--tool); tools with cases: {known}",
+        "zh": "没有用例期望 {names}（--tool）；有用例的工具：{known}",
+        "ja": "{names} を期待するケースがありません（--tool）。ケースのあるツール：{known}",
+    },
+    "test.running": {"en": "Running {command}", "zh": "正在运行 {command}", "ja": "実行中：{command}"},
+    "test.no_pytest": {
+        "en": "pytest is not installed in the Python that runs Riverse ({python}); install the test tools into that "
+              "environment: {python} -m pip install 'riverse[dev]' (from a source checkout: {python} -m pip install -e '.[dev]')",
+        "zh": "运行 Riverse 的 Python（{python}）中没有安装 pytest；请把测试工具装进这个环境：{python} -m pip install 'riverse[dev]'"
+              "（从源码目录安装：{python} -m pip install -e '.[dev]'）",
+        "ja": "Riverse を動かしている Python（{python}）に pytest がありません。その環境にテスト用の道具を入れてください："
+              "{python} -m pip install 'riverse[dev]'（ソースから：{python} -m pip install -e '.[dev]'）",
+    },
+    "test.none": {
+        "en": "no tool tests found in {folders}; 'riverse tools new NAME' writes a tool with its test, or give a test file or folder",
+        "zh": "在 {folders} 中没有找到工具测试；'riverse tools new NAME' 会写出工具及其测试，也可以指定测试文件或文件夹",
+        "ja": "{folders} にツールのテストがありません。'riverse tools new NAME' でツールとそのテストを作るか、テストファイルかフォルダーを指定してください",
+    },
+    "test.missing": {
+        "en": "no test for {what}: looked for {looked}; write one there ('riverse tools new NAME' writes one with a new tool), or give a test file",
+        "zh": "{what} 没有测试：找过 {looked}；请在那里写一个（'riverse tools new NAME' 会随新工具一起写出测试），或指定测试文件",
+        "ja": "{what} のテストがありません（{looked} を探しました）。そこに書くか（'riverse tools new NAME' は新しいツールと一緒に書きます）、テストファイルを指定してください",
+    },
+    "test.unknown": {
+        "en": "{target} is neither a file, a folder nor a tool's name; give a tool's name (e.g. hello), a tool file or a test file",
+        "zh": "{target} 既不是文件、文件夹，也不是工具名；请指定工具名（例如 hello）、工具文件或测试文件",
+        "ja": "{target} はファイルでもフォルダーでもツール名でもありません。ツール名（例：hello）、ツールファイル、テストファイルのどれかを指定してください",
+    },
+    "test.not_python": {
+        "en": "{path} is not a .py file; give a tool's name, a tool file, a test file or a folder",
+        "zh": "{path} 不是 .py 文件；请指定工具名、工具文件、测试文件或文件夹",
+        "ja": "{path} は .py ファイルではありません。ツール名、ツールファイル、テストファイル、フォルダーのどれかを指定してください",
     },
     "logs.none": {
         "en": "No tool calls recorded yet.",

@@ -7,14 +7,14 @@ from typing import Any
 
 import click
 
-from agent.cli.common import State, console, pass_state, print_json, styled
+from agent.cli.common import State, console, pass_state, print_json, problem_line, styled
 from agent.i18n import t
 from agent.toolkit.runtime import ToolRunner
 
 
 @click.group()
 def tools() -> None:
-    """List, run, create, check and evaluate tools."""
+    """List, run, create, check, test and evaluate tools."""
 
 
 @tools.command("list")
@@ -60,7 +60,7 @@ def list_tools(state: State, as_json: bool) -> None:
         out.print()
         out.print(styled((t("tools.problems", lang), "yellow")))
         for p in problems:
-            out.print(styled(f"  {p.level}: {p}"))
+            out.print(styled("  ", problem_line(p, lang)))
 
 
 def parse_assignments(pairs: tuple[str, ...], language: str) -> dict[str, Any]:
@@ -88,6 +88,8 @@ def parse_assignments(pairs: tuple[str, ...], language: str) -> dict[str, Any]:
 @pass_state
 def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool, verbose: bool) -> None:
     """Run one tool directly, without a model. Exit status is 0 only when the tool succeeds.
+
+    This is your own command: the tool runs without asking for approval, whatever its risk.
 
     \b
     Examples:
