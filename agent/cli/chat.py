@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 
 from agent.app import App
-from agent.cli.common import State, console, pass_state, print_json, short, styled, warning_line
+from agent.cli.common import State, console, pass_state, print_json, problem_line, short, styled, warning_line
 from agent.errors import RiverseError
 from agent.i18n import t
 from agent.loop import Agent, Event
@@ -142,7 +142,7 @@ def chat(state: State, conversation_id: str | None, continue_last: bool, verbose
     if conversation_id:
         err.print(styled((t("chat.resumed", lang, id=cid), "dim")))
     for problem in registry.errors:
-        err.print(warning_line(str(problem)))
+        err.print(warning_line(problem_line(problem, lang)))
     _prepare(app, agent, lang, err)
     while True:
         try:
@@ -174,7 +174,7 @@ def chat(state: State, conversation_id: str | None, continue_last: bool, verbose
             if changes:
                 err.print(styled((t("chat.reloaded", lang, changes=changes), "dim")))
             for problem in report.problems:
-                err.print(warning_line(str(problem)))
+                err.print(warning_line(problem_line(problem, lang)))
         printer = TurnPrinter(out, err, verbose=verbose, language=lang, command="chat")
         agent.ask(text, conversation_id=cid, on_event=printer)
         printer.end()
