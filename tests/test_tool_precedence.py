@@ -133,4 +133,5 @@ def test_tools_new_says_what_the_registry_will_say(riverse_home, language, note)
     checked = CliRunner().invoke(cli, ["-l", language, "tools", "check"])
     new = riverse_home / "tools" / "stock_price.py"
     [said] = [line for line in checked.stdout.splitlines() if line.startswith(f"{new}:")]
-    assert ": error: " in said and f"duplicate tool name 'stock_price': already defined in {first}:4 (AStock); " in said
+    level = {"en": "error", "ja": "エラー"}[language]  # the one problem format, its level word translated
+    assert f": {level}: " in said and f"duplicate tool name 'stock_price': already defined in {first}:4 (AStock); " in said
