@@ -1,7 +1,8 @@
 """Wiring: settings → registry, store, provider, agent. Shared by the CLI and the server.
 
 Everything is built lazily: listing tools does not load a model, and nothing opens the database
-until it is needed.
+until it is needed. Only the Riverse home is made at once, private to its user, before anything is
+written into it (:func:`agent.home.make_home_private`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from functools import cached_property
 from typing import Any, Mapping
 
 from agent.config import Settings, load_settings
+from agent.home import Tightened, make_home_private
 from agent.loop import Agent
 from agent.providers import create_provider
 from agent.providers.base import Provider, prefix_cache
@@ -30,6 +32,8 @@ class App:
         provider: Provider | None = None,
     ):
         self.settings = settings or load_settings(config, home=home, overrides=overrides)
+        # What was made private at start; the command line reports it (``privacy.notices``).
+        self.privacy: Tightened = make_home_private(self.settings.home)
         self._injected = provider
         if provider is not None:
             self.__dict__["provider"] = provider

@@ -19,6 +19,7 @@ from typing import Any, Literal, Mapping
 
 import yaml
 from agent.errors import RiverseError
+from agent.toolkit.tool_settings import tool_sections  # also read where tool code runs, without pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 LANGUAGES = ("en", "zh", "ja")
@@ -34,22 +35,8 @@ ENV_OVERRIDES: dict[str, str] = {
     "RIVERSE_GROUNDING": "llm.grounding",
     "RIVERSE_MODEL_PATH": "llm.model_path",
     "RIVERSE_SERVER_TOKEN": "server.token",
+    "RIVERSE_TOOL_ISOLATION": "runtime.isolation",
 }
-
-
-def tool_sections(tools: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``tools:`` mapping with its short forms written out: ``name:`` (empty) is ``{}``, and
-    ``name: true`` / ``name: false`` is ``{enabled: true}`` / ``{enabled: false}``. Any other section
-    is returned as it is (settings validation refuses it)."""
-    out: dict[str, Any] = {}
-    for name, section in tools.items():
-        if section is None:
-            out[name] = {}
-        elif isinstance(section, bool):
-            out[name] = {"enabled": section}
-        else:
-            out[name] = section
-    return out
 
 
 class SettingsError(RiverseError):
@@ -93,9 +80,20 @@ class RuntimeSettings(_Section):
     tool_timeout: float = Field(30.0, gt=0, le=3600)
     max_output_chars: int = Field(8000, ge=100, le=1_000_000)
     parallel_tools: bool = True
+    # Where tool code runs: "process" (worker processes; a tool that hangs, crashes or exits cannot
+    # take the agent down) or "thread" (inside the agent's own process, a thread per call).
+    isolation: Literal["process", "thread"] = "process"
+    # seconds a tool file may take to load in a worker (import, __init__, manifest(), is_available())
+    load_timeout: float = Field(10.0, gt=0, le=600)
+    # worker processes that may run tool calls at the same time (each costs ~30-60 MB while alive)
+    tool_workers: int = Field(4, ge=1, le=64)
+    # environment variables tools get although their names look like secrets (*KEY*, *TOKEN*, ...)
+    tool_env: list[str] = Field(default_factory=list)
 
 
-TOOL_APPROVAL_DEFAULTS: dict[str, str] = {"notes": "never"}
+# Policies per tool name that settings keep unless they name the tool themselves (none at present:
+# a tool whose actions differ in risk declares it per call with risk_by_value, as notes does).
+TOOL_APPROVAL_DEFAULTS: dict[str, str] = {}
 
 
 class ApprovalSettings(_Section):
@@ -103,8 +101,7 @@ class ApprovalSettings(_Section):
     risk: dict[str, Literal["never", "ask", "once"]] = Field(
         default_factory=lambda: {"read": "never", "network": "never", "write": "ask", "execute": "ask"}
     )
-    # per tool name, overrides the risk level's policy. Kept unless overridden by name: notes only
-    # writes the user's own notes in the Riverse database, and each change is in the tool-call log.
+    # per tool name, overrides the policy of the call's risk level
     tools: dict[str, Literal["never", "ask", "once"]] = Field(default_factory=lambda: dict(TOOL_APPROVAL_DEFAULTS))
 
     @field_validator("tools")
@@ -126,6 +123,8 @@ class ServerSettings(_Section):
     port: int = Field(8787, ge=1, le=65535)
     token: str | None = None
     max_input_chars: int = Field(32000, ge=100)
+    # bytes a request body may hold; a larger one is refused (413) before it is read
+    max_body_bytes: int = Field(1_048_576, ge=1024, le=1_073_741_824)
     # seconds a tool call waits for the user's approval on the web page or API before it is refused
     approval_timeout: float = Field(120.0, gt=0, le=3600)
     # turns that run at the same time (each in its own thread); more wait for a free one

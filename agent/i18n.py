@@ -63,6 +63,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "工具已重新加载：{changes}",
         "ja": "ツールを再読み込みしました：{changes}",
     },
+    "chat.traceback_hint": {
+        "en": "(riverse {command} --verbose shows the traceback; riverse logs --verbose shows it later)",
+        "zh": "（riverse {command} --verbose 会显示回溯信息；之后也可用 riverse logs --verbose 查看）",
+        "ja": "（riverse {command} --verbose でトレースバックを表示します。後からは riverse logs --verbose で見られます）",
+    },
     "approval.ask": {
         "en": "Allow tool '{name}' ({risk}) with {params}? [y]es / [n]o / [a]lways this session",
         "zh": "允许运行工具“{name}”（{risk}），参数 {params}？[y] 是 / [n] 否 / [a] 本次会话总是允许",
@@ -83,6 +88,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "未知工具“{name}”；可用工具：{names}",
         "ja": "不明なツール「{name}」。使えるツール：{names}",
     },
+    "tools.missing": {
+        "en": "{reason}; available tools: {names}",
+        "zh": "{reason}；可用工具：{names}",
+        "ja": "{reason}。使えるツール：{names}",
+    },
     "tools.bad_param": {
         "en": "parameters are written key=value, got {arg!r}",
         "zh": "参数应写成 key=value，收到的是 {arg!r}",
@@ -94,9 +104,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ja": "ツールの読み込み中に見つかった問題：",
     },
     "new.wrote": {
-        "en": "Wrote the tool {tool}\nand its test {test}\nNext: edit the manifest and execute(), then\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
-        "zh": "已写入工具 {tool}\n及其测试 {test}\n下一步：修改清单和 execute()，然后运行\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
-        "ja": "ツール {tool}\nとそのテスト {test} を書き出しました\n次に：マニフェストと execute() を書き換えてから\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  python -m pytest {test}",
+        "en": "Wrote the tool {tool}\nand its test {test}\nNext: edit the manifest and execute(), then\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  riverse tools test {tool}",
+        "zh": "已写入工具 {tool}\n及其测试 {test}\n下一步：修改清单和 execute()，然后运行\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  riverse tools test {tool}",
+        "ja": "ツール {tool}\nとそのテスト {test} を書き出しました\n次に：マニフェストと execute() を書き換えてから\n  riverse tools check {tool}\n  riverse tools run {name} text=hello\n  riverse tools test {tool}",
     },
     "new.bad_name": {
         "en": "invalid tool name {name!r}: use letters, digits and '_', starting with a letter, at most 64 characters (for example: my_tool)",
@@ -108,11 +118,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{path} 已存在；请换一个名字，或先把那个文件移走",
         "ja": "{path} はすでにあります。別の名前にするか、先にそのファイルを移動してください",
     },
-    "new.overrides": {
-        "en": "Note: a {origin} tool named '{name}' already exists; yours will override it.",
-        "zh": "注意：已有一个名为“{name}”的{origin}工具；你的工具会覆盖它。",
-        "ja": "注意：「{name}」という名前の {origin} ツールがすでにあります。あなたのツールがそれを上書きします。",
-    },
+    "new.note": {"en": "Note: {text}", "zh": "注意：{text}", "ja": "注意：{text}"},
     "new.not_scanned": {
         "en": "Note: Riverse does not scan {folder}; add it to tool_dirs in settings.yaml to use the tool.",
         "zh": "注意：Riverse 不会扫描 {folder}；要使用这个工具，请把它加入 settings.yaml 的 tool_dirs。",
@@ -167,10 +173,59 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "准确率 {accuracy} 低于 --min {minimum}",
         "ja": "正解率 {accuracy} が --min {minimum} を下回りました",
     },
+    "eval.params_below_min": {
+        "en": "parameter accuracy {accuracy} is below --min {minimum}",
+        "zh": "参数准确率 {accuracy} 低于 --min {minimum}",
+        "ja": "パラメータの正解率 {accuracy} が --min {minimum} を下回りました",
+    },
+    "eval.wrong_params": {
+        "en": "Wrong parameters (expected → chosen):",
+        "zh": "参数不对的用例（应为 → 实际）：",
+        "ja": "パラメータの誤り（期待 → 選択）：",
+    },
+    "eval.no_tool_cases": {
+        "en": "no case expects {names} (--tool); tools with cases: {known}",
+        "zh": "没有用例期望 {names}（--tool）；有用例的工具：{known}",
+        "ja": "{names} を期待するケースがありません（--tool）。ケースのあるツール：{known}",
+    },
+    "test.running": {"en": "Running {command}", "zh": "正在运行 {command}", "ja": "実行中：{command}"},
+    "test.no_pytest": {
+        "en": "pytest is not installed in the Python that runs Riverse ({python}); install the test tools into that "
+              "environment: {python} -m pip install 'riverse[dev]' (from a source checkout: {python} -m pip install -e '.[dev]')",
+        "zh": "运行 Riverse 的 Python（{python}）中没有安装 pytest；请把测试工具装进这个环境：{python} -m pip install 'riverse[dev]'"
+              "（从源码目录安装：{python} -m pip install -e '.[dev]'）",
+        "ja": "Riverse を動かしている Python（{python}）に pytest がありません。その環境にテスト用の道具を入れてください："
+              "{python} -m pip install 'riverse[dev]'（ソースから：{python} -m pip install -e '.[dev]'）",
+    },
+    "test.none": {
+        "en": "no tool tests found in {folders}; 'riverse tools new NAME' writes a tool with its test, or give a test file or folder",
+        "zh": "在 {folders} 中没有找到工具测试；'riverse tools new NAME' 会写出工具及其测试，也可以指定测试文件或文件夹",
+        "ja": "{folders} にツールのテストがありません。'riverse tools new NAME' でツールとそのテストを作るか、テストファイルかフォルダーを指定してください",
+    },
+    "test.missing": {
+        "en": "no test for {what}: looked for {looked}; write one there ('riverse tools new NAME' writes one with a new tool), or give a test file",
+        "zh": "{what} 没有测试：找过 {looked}；请在那里写一个（'riverse tools new NAME' 会随新工具一起写出测试），或指定测试文件",
+        "ja": "{what} のテストがありません（{looked} を探しました）。そこに書くか（'riverse tools new NAME' は新しいツールと一緒に書きます）、テストファイルを指定してください",
+    },
+    "test.unknown": {
+        "en": "{target} is neither a file, a folder nor a tool's name; give a tool's name (e.g. hello), a tool file or a test file",
+        "zh": "{target} 既不是文件、文件夹，也不是工具名；请指定工具名（例如 hello）、工具文件或测试文件",
+        "ja": "{target} はファイルでもフォルダーでもツール名でもありません。ツール名（例：hello）、ツールファイル、テストファイルのどれかを指定してください",
+    },
+    "test.not_python": {
+        "en": "{path} is not a .py file; give a tool's name, a tool file, a test file or a folder",
+        "zh": "{path} 不是 .py 文件；请指定工具名、工具文件、测试文件或文件夹",
+        "ja": "{path} は .py ファイルではありません。ツール名、ツールファイル、テストファイル、フォルダーのどれかを指定してください",
+    },
     "logs.none": {
         "en": "No tool calls recorded yet.",
         "zh": "还没有工具调用记录。",
         "ja": "ツール呼び出しの記録はまだありません。",
+    },
+    "logs.tracebacks": {
+        "en": "{count} of these calls raised; riverse logs --verbose shows their tracebacks.",
+        "zh": "其中 {count} 次调用抛出了异常；riverse logs --verbose 会显示回溯信息。",
+        "ja": "このうち {count} 件の呼び出しが例外を出しました。riverse logs --verbose でトレースバックを表示します。",
     },
     "serve.listening": {
         "en": "Riverse is serving {url} (OpenAI-compatible API at {url}v1) · model: {model} · Ctrl-C to stop",
@@ -200,6 +255,44 @@ MESSAGES: dict[str, dict[str, str]] = {
               "（例如 python -c \"import secrets; print(secrets.token_urlsafe(24))\"）",
         "ja": "サーバーのトークンが短すぎてネットワークのアドレスを守れません：{count} 文字以上にしてください"
               "（例：python -c \"import secrets; print(secrets.token_urlsafe(24))\"）",
+    },
+    "serve.token_file_new": {
+        "en": "Wrote a new server token to {path} (only you can read it); this is the one time it is shown: {token} "
+              "· send it as 'Authorization: Bearer <token>' (an OpenAI client's API key) or sign in at {url}login",
+        "zh": "已把新的服务器令牌写入 {path}（只有你能读取）；令牌只显示这一次：{token} "
+              "· 请求时带上 'Authorization: Bearer <令牌>'（即 OpenAI 客户端的 API key），或在 {url}login 登录",
+        "ja": "新しいサーバートークンを {path} に書きました（読めるのはあなただけです）。表示はこの一度だけです：{token} "
+              "· 'Authorization: Bearer <トークン>'（OpenAI クライアントの API キー）として送るか、{url}login でサインインしてください",
+    },
+    "serve.token_file_open": {
+        "en": "the token file {path} can be read by other users (mode {mode:04o}); make it private with: chmod 600 {path}",
+        "zh": "令牌文件 {path} 可以被其他用户读取（权限 {mode:04o}）；请执行 chmod 600 {path} 使其私有",
+        "ja": "トークンファイル {path} は他のユーザーも読めます（モード {mode:04o}）。chmod 600 {path} で非公開にしてください",
+    },
+    "serve.token_file_empty": {
+        "en": "the token file {path} holds no token; write one in it (e.g. python -c \"import secrets; "
+              "print(secrets.token_urlsafe(24))\"), or delete it and Riverse writes a new one",
+        "zh": "令牌文件 {path} 中没有令牌；请写入一个（例如 python -c \"import secrets; "
+              "print(secrets.token_urlsafe(24))\"），或删除该文件，Riverse 会写入新的令牌",
+        "ja": "トークンファイル {path} にトークンがありません。書き込むか（例：python -c \"import secrets; "
+              "print(secrets.token_urlsafe(24))\"）、ファイルを消せば Riverse が新しいトークンを書きます",
+    },
+    "serve.token_file_unreadable": {
+        "en": "cannot use the token file {path}: {reason}; give a file in an existing folder that you can read",
+        "zh": "无法使用令牌文件 {path}：{reason}；请指定一个位于已有文件夹中、你能读取的文件",
+        "ja": "トークンファイル {path} を使えません：{reason}。既存のフォルダーにある、読めるファイルを指定してください",
+    },
+    "home.tightened": {
+        "en": "Made Riverse's files private (other users of this machine could read them): {items}",
+        "zh": "已将 Riverse 的文件设为私有（此前本机其他用户可以读取）：{items}",
+        "ja": "Riverse のファイルを非公開にしました（このマシンの他のユーザーが読める状態でした）：{items}",
+    },
+    "home.not_private": {
+        "en": "Warning: {path} may be readable by other users and could not be made private ({reason}); "
+              "run: chmod {mode} {path}",
+        "zh": "警告：{path} 可能被其他用户读取，且无法设为私有（{reason}）；请执行：chmod {mode} {path}",
+        "ja": "警告：{path} は他のユーザーに読まれる可能性があり、非公開にできませんでした（{reason}）。"
+              "chmod {mode} {path} を実行してください",
     },
     "model.name": {"en": "Model", "zh": "模型", "ja": "モデル"},
     "model.path": {"en": "File", "zh": "文件", "ja": "ファイル"},
@@ -237,7 +330,66 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ja": "内蔵モデルのツールプロンプトを準備しています（ツール構成ごとに一度だけ）…",
     },
     "error.prefix": {"en": "Error", "zh": "错误", "ja": "エラー"},
+    # Which of several tools of one name is used (agent/toolkit/registry.py, precedence): the registry's
+    # notes and what `riverse tools new` says come from these texts.
+    "precedence.overrides": {
+        "en": "{origin} tool '{name}' overrides the {other} one from {path}",
+        "zh": "{origin}工具“{name}”覆盖了来自 {path} 的{other}工具",
+        "ja": "{origin}ツール「{name}」が {path} の{other}ツールを上書きします",
+    },
+    "precedence.duplicate": {
+        "en": "duplicate tool name '{name}': already defined in {where} ({cls}); this one is ignored; "
+              "give one of them another name",
+        "zh": "工具名“{name}”重复：{where}（{cls}）中已经定义了它；这一个会被忽略；请给其中一个换个名字",
+        "ja": "ツール名「{name}」が重複しています：{where}（{cls}）ですでに定義されているため、こちらは無視されます。"
+              "どちらかの名前を変えてください",
+    },
+    "precedence.displaces": {
+        "en": "tool name '{name}' is also defined in {where} ({cls}), in the same folder; this file comes first "
+              "by name, so that one will be ignored; give one of them another name",
+        "zh": "同一文件夹中的 {where}（{cls}）也定义了工具名“{name}”；按文件名这个文件在前，那一个会被忽略；请给其中一个换个名字",
+        "ja": "同じフォルダーの {where}（{cls}）もツール名「{name}」を定義しています。ファイル名の順でこちらが先なので、"
+              "あちらは無視されます。どちらかの名前を変えてください",
+    },
+    "precedence.overridden": {
+        "en": "the {other} tool '{name}' from {path} overrides this one, so this one is not used; give it another name",
+        "zh": "来自 {path} 的{other}工具“{name}”会覆盖这一个，所以这一个不会被使用；请给它换个名字",
+        "ja": "{path} の{other}ツール「{name}」がこちらを上書きするため、こちらは使われません。名前を変えてください",
+    },
+    "precedence.not_scanned": {
+        "en": "Riverse does not scan {folder}, so this tool is not loaded; add the folder to tool_dirs in settings.yaml",
+        "zh": "Riverse 不会扫描 {folder}，所以这个工具不会被加载；请把该文件夹加入 settings.yaml 的 tool_dirs",
+        "ja": "Riverse は {folder} を読まないため、このツールは読み込まれません。settings.yaml の tool_dirs にそのフォルダーを加えてください",
+    },
+    # Why a tool the model or the user named is not there (ToolRegistry.why_missing).
+    "missing.unavailable": {
+        "en": "tool '{name}' is unavailable: {reason}",
+        "zh": "工具“{name}”不可用：{reason}",
+        "ja": "ツール「{name}」は使えません：{reason}",
+    },
+    "missing.not_loaded": {
+        "en": "tool '{name}' is not loaded: {problem}; fix the file, then check it with: riverse tools check {path}",
+        "zh": "工具“{name}”没有加载：{problem}；请修正该文件，然后用 riverse tools check {path} 检查",
+        "ja": "ツール「{name}」は読み込まれていません：{problem}。ファイルを直してから riverse tools check {path} で確認してください",
+    },
 }
+
+# Where a tool comes from (ToolEntry.origin), as the texts above name it.
+ORIGINS: dict[str, dict[str, str]] = {
+    "built-in": {"en": "built-in", "zh": "内置", "ja": "組み込み"},
+    "user": {"en": "user", "zh": "用户", "ja": "ユーザー"},
+    "settings folder": {"en": "settings folder", "zh": "设置中文件夹的", "ja": "設定フォルダーの"},
+    "package": {"en": "package:{dist}", "zh": "软件包 {dist} 的", "ja": "パッケージ {dist} の"},
+}
+
+
+def origin_label(origin: str, language: str | None) -> str:
+    """A tool's origin (``built-in``, ``user``, ``settings folder``, ``package:<dist>``) in ``language``."""
+    kind, _, dist = origin.partition(":")
+    table = ORIGINS.get(kind)
+    if table is None or (kind == "package") != bool(dist):
+        return origin
+    return pick(table, language, dist=dist) if dist else pick(table, language)
 
 
 def t(key: str, language: str = "en", **values: object) -> str:

@@ -10,7 +10,7 @@ import pytest
 @pytest.fixture(autouse=True)
 def riverse_home(tmp_path, monkeypatch):
     home = tmp_path / "riverse-home"
-    home.mkdir()
+    home.mkdir(mode=0o700)  # as Riverse creates it: an open home is reported (and tightened) at start
     for var in list(os.environ):
         if var.startswith("RIVERSE_") or var.endswith("_API_KEY"):
             monkeypatch.delenv(var, raising=False)

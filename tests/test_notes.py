@@ -23,7 +23,7 @@ def notes_tool(home, language: str = "en", **section) -> NotesTool:
 
 def test_migration_adds_the_notes_table_once():
     db = sqlite3.connect(":memory:")
-    assert migrate(db) == ["m001_initial", "m002_notes"]
+    assert migrate(db) == ["m001_initial", "m002_notes", "m003_conversation_owner", "m004_tool_call_traceback"]
     assert migrate(db) == []
     columns = [row[1] for row in db.execute("PRAGMA table_info(notes)")]
     assert columns == ["id", "text", "folded", "created_at"]
@@ -116,34 +116,45 @@ def test_notes_are_kept_in_the_riverse_database(riverse_home):
     assert [n.text for n in NoteStore(store).latest(5)] == ["bike lock code 4711"]
 
 
-def test_write_risk_but_no_approval_prompt_by_default(riverse_home):
+def test_reading_runs_without_asking_and_writing_asks_by_default(riverse_home):
     settings = load_settings()
-    assert NotesTool(settings.config_for_tools()).manifest().risk == "write"
+    manifest = NotesTool(settings.config_for_tools()).manifest()
+    assert manifest.risk == "write"
+    assert [manifest.risk_of({"action": a}) for a in ("list", "search", "add", "delete")] == ["read", "read", "write", "write"]
     gate = ApprovalGate.from_settings(settings.approval)  # nobody to ask
-    assert gate.check(NotesTool(settings.config_for_tools()).manifest(), {})[0] is True
-    # Setting another tool's policy keeps this default; setting notes' own policy changes it.
-    other = load_settings(overrides={"approval.tools": {"shell_exec": "once"}})
-    assert other.approval.tools == {"notes": "never", "shell_exec": "once"}
+    assert gate.check(manifest, {"action": "list"}) == (True, "policy", "")
+    assert gate.check(manifest, {"action": "search", "text": "passport"}) == (True, "policy", "")
+    for action in ("add", "delete"):
+        allowed, how, reason = gate.check(manifest, {"action": action})
+        assert (allowed, how) == (False, "refused") and "tool 'notes' (write) needs the user's approval" in reason
+    # A policy for the tool itself decides every action: never asks, ask asks even to read.
+    trusting = load_settings(overrides={"approval.tools": {"notes": "never"}})
+    assert ApprovalGate.from_settings(trusting.approval).check(manifest, {"action": "add"}) == (True, "policy", "")
     strict = load_settings(overrides={"approval.tools": {"notes": "ask"}})
-    allowed, how, reason = ApprovalGate.from_settings(strict.approval).check(NotesTool({}).manifest(), {})
-    assert (allowed, how) == (False, "refused") and "needs the user's approval" in reason
+    allowed, how, reason = ApprovalGate.from_settings(strict.approval).check(manifest, {"action": "list"})
+    assert (allowed, how) == (False, "refused") and "tool 'notes' (read) needs the user's approval" in reason
 
 
 def test_the_agent_remembers_across_sessions(riverse_home):
     """"remember that my passport expires in May", then, in a new session, "when does it expire?"."""
     settings = load_settings()
 
+    asked = []  # adding a note writes: the user approves it; searching only reads: nobody is asked
+
     def agent(provider: ScriptedProvider) -> Agent:
         registry = ToolRegistry(settings.config_for_tools(), packages=False)
         store = open_store(settings.db_path)
-        return Agent(provider, registry, runner=ToolRunner.from_settings(registry, settings), store=store)
+        runner = ToolRunner.from_settings(registry, settings, approver=lambda request: asked.append(request) or "yes")
+        return Agent(provider, registry, runner=runner, store=store)
 
     first = ScriptedProvider([ToolCall("notes", {"action": "add", "text": "My passport expires in May"}), "Noted."])
     turn = agent(first).ask("remember that my passport expires in May")
     assert turn.answer == "Noted." and turn.tool_calls[0].status == "ok"
+    assert [(r.name, r.risk, r.params["action"]) for r in asked] == [("notes", "write", "add")]
 
     second = ScriptedProvider([ToolCall("notes", {"action": "Search", "text": "passport expire"}), "In May."])
     answer = agent(second).ask("when does my passport expire?")
+    assert len(asked) == 1
     assert answer.answer == "In May."
     tool_message = second.requests[1]["messages"][-1]
     assert tool_message["role"] == "tool" and "My passport expires in May" in tool_message["content"]

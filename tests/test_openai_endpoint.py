@@ -43,7 +43,9 @@ def test_native_tool_call_round_trip(home_with_tool):
     assert [(c["name"], c["params"], c["success"], c["data"]) for c in out["tool_calls"]] == [
         ("my_tool", {"param_name": "x"}, True, "处理结果: x")
     ]
-    assert set(out["tool_calls"][0]) == {"name", "params", "success", "data", "error", "duration_ms", "status", "approval"}
+    assert set(out["tool_calls"][0]) == {"name", "params", "success", "data", "error", "duration_ms", "status", "approval",
+                                         "traceback"}
+    assert out["tool_calls"][0]["traceback"] == ""  # only a call that raised has one
     first, second = server.requests
     assert "my_tool" in [t["function"]["name"] for t in first["tools"]]
     tool_messages = [m for m in second["messages"] if m["role"] == "tool"]

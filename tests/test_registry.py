@@ -132,7 +132,8 @@ def test_a_boolean_section_is_short_for_enabled(tmp_path, section):
 
 
 def test_builtin_classes_stay_the_importable_ones():
+    """In-process discovery (isolation: thread) imports built-ins as ordinary modules."""
     from agent.tools.calculator import CalculatorTool
 
-    reg = ToolRegistry({"language": "en", "tools": {}}, packages=False)
+    reg = ToolRegistry({"language": "en", "tools": {}}, packages=False, isolation="thread")
     assert type(reg.get("calculator")) is CalculatorTool

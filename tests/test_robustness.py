@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import signal
 import socket
 import sqlite3
@@ -100,7 +101,9 @@ RUN_FAULTS: dict[str, tuple[str, str, str]] = {
 LOAD_FAULTS: dict[str, tuple[str, str]] = {
     "import_error.py": ("import riverse_missing_dependency_xyz\n",
                         ("cannot import: ModuleNotFoundError: No module named 'riverse_missing_dependency_xyz' "
-                         "(install it with: pip install riverse_missing_dependency_xyz)")),
+                         f"(install it into the Python that runs Riverse: {shlex.quote(sys.executable)} -m pip install "
+                         "riverse_missing_dependency_xyz; if 'riverse_missing_dependency_xyz' is not the name it is "
+                         "published under on PyPI, install that name instead)")),
     "import_exit.py": ("import sys\nsys.exit('bye at import')\n", "cannot import: SystemExit: bye at import"),
     "init_raises.py": (TOOL.format(cls="InitRaises", name="init_raises", body="pass")
                        + "\n    def __init__(self, config):\n        raise ValueError('bad config')\n",
@@ -169,7 +172,11 @@ def test_the_agent_keeps_answering_and_the_store_keeps_everything(faulty_registr
             assert expected in (outcome.data if status == "ok" else outcome.error), (name, outcome)
             assert len(outcome.data) <= 2000 + 100
         else:
-            assert outcome.status == "unknown" and "unknown tool 'manifest_raises'; available tools: bytes_data" in outcome.error
+            assert outcome.status == "unknown"  # the model is told which file failed to load it, and why
+            problem = next(p for p in faulty_registry.errors if Path(p.path).name == "manifest_raises.py")
+            assert "manifest() raised KeyError: 'name'" in str(problem)
+            assert outcome.error.startswith(f"tool 'manifest_raises' is not loaded: {problem}; fix the file"), outcome
+            assert "; available tools: bytes_data" in outcome.error
     both = agent.ask("two at once", conversation_id=cid)
     assert [(o.name, o.status) for o in both.tool_calls] == [("hangs", "timeout"), ("echo", "ok")]
     assert agent.ask("and now?", conversation_id=cid).answer == "plain answer"

@@ -56,8 +56,10 @@ class Weather(BaseTool):
 
 @pytest.fixture
 def registry(tmp_path) -> ToolRegistry:
+    """In-process (isolation: thread): the tests read the calls the tool object recorded."""
     (tmp_path / "weather.py").write_text(WEATHER_TOOL, encoding="utf-8")
-    return ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False)
+    return ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False,
+                        isolation="thread")
 
 
 def calls(registry: ToolRegistry) -> list[dict]:

@@ -287,6 +287,7 @@ def test_always_lasts_for_the_conversation_only(riverse_home):
     provider = ScriptedProvider([call, "Saved.", call, "Saved again.", call, "Not saved."])
     client = client_for(provider, riverse_home, **{"server.approval_timeout": 0.5})
     with client:
+        client.get("/api/info")  # a client's session cookie comes with its first answer; its approvals are its own
         asked: list[str] = []
 
         def answer(reply: str) -> None:

@@ -37,6 +37,7 @@ def test_examples_are_verbatim_copies_of_the_contract_text(language):
 
 @pytest.mark.parametrize("language", ["zh", "ja"])
 def test_verbatim_examples_are_listed_and_run(riverse_home, language, monkeypatch):
+    monkeypatch.setenv("RIVERSE_TOOL_ISOLATION", "thread")  # in-process: the test replaces requests.get below
     install(riverse_home, language)
     runner = CliRunner()
     result = runner.invoke(cli, ["tools", "list", "--json"])

@@ -79,7 +79,9 @@ def tools_folder(tmp_path: Path) -> Path:
 
 
 def make_agent(tmp_path: Path, native: bool = True) -> tuple[Agent, ScriptedProvider]:
-    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[tools_folder(tmp_path)], builtin=False, packages=False)
+    # In-process (isolation: thread): the tests read how often each tool class ran.
+    registry = ToolRegistry({"language": "en", "tools": {}}, folders=[tools_folder(tmp_path)], builtin=False, packages=False,
+                            isolation="thread")
     provider = ScriptedProvider(native_tools=native, default=route)
     return Agent(provider, registry), provider
 
@@ -202,6 +204,11 @@ def test_cli_prints_the_table_confusions_and_misses(scripted):
     assert f"({total - 2}/{total}) · parameters 50% ·" in out and "native protocol" in out
     assert "Confused (expected → chosen):\n  (no tool) → forecast  ×1\n  clock → forecast  ×1\n" in out
     assert "✗ 'What time is it in Tokyo?'  clock → forecast  [clock example 1]" in out
+    # The right tool with wrong values: the message, the expected and the chosen values.
+    assert out.endswith(
+        "Wrong parameters (expected → chosen):\n"
+        f"  ✗ 'Is it raining in Rome?'  forecast  {{\"city\": \"Milan\"}} → {{\"city\": \"Rome\"}}  [{cases} case 2]\n"
+    )
     assert "skipped 1 case(s) whose tool is not available: stock_price (1)" in result.stderr
 
 
@@ -217,11 +224,35 @@ def test_cli_json_and_min(scripted):
     assert data["confusions"] == [{"expected": None, "chosen": "forecast", "count": 1}]
     assert [s["expected"] for s in data["skipped"]] == ["stock_price"]
 
-    assert runner.invoke(cli, args + ["--min", "0.75"]).exit_code == 0
-    below = runner.invoke(cli, args + ["--min", "0.8"])
-    assert below.exit_code == 1
-    assert "accuracy 75.0% is below --min 80.0%" in below.stderr
+    assert data["wrong_params"] == [{"message": "Is it raining in Rome?", "source": f"{cases} case 2", "tool": "forecast",
+                                     "expected": {"city": "Milan"}, "chosen": {"city": "Rome"}}]
+
+    # --min covers the tool accuracy (75%) and the parameter accuracy (50%).
+    assert runner.invoke(cli, args + ["--min", "0.5"]).exit_code == 0
+    params_below = runner.invoke(cli, args + ["--min", "0.75"])
+    assert params_below.exit_code == 1
+    assert params_below.stderr.strip().splitlines()[-1] == "parameter accuracy 50.0% is below --min 75.0%"
+    assert "accuracy 75.0% is below" not in params_below.stderr
+    both = runner.invoke(cli, args + ["--min", "0.8"])
+    assert both.exit_code == 1
+    assert both.stderr.strip().splitlines()[-2:] == [
+        "accuracy 75.0% is below --min 80.0%", "parameter accuracy 50.0% is below --min 80.0%"]
     assert runner.invoke(cli, args + ["--min", "2"]).exit_code == 2  # not an accuracy
+    assert "or the parameter accuracy" in " ".join(runner.invoke(cli, ["tools", "eval", "--help"]).stdout.split())
+
+
+def test_cli_tool_filter(scripted):
+    cases, _ = scripted
+    runner = CliRunner()
+    base = ["-p", "scripted", "tools", "eval", "--cases", str(cases), "--json"]
+    clock = json.loads(runner.invoke(cli, base + ["--tool", "clock"]).stdout)
+    assert [(r["expected"], r["chosen"]) for r in clock["results"]] == [("clock", "forecast"), ("clock", "clock")]
+    assert list(clock["tools"]) == ["clock"]
+    both = json.loads(runner.invoke(cli, base + ["--tool", "clock", "--tool", "forecast"]).stdout)
+    assert {r["expected"] for r in both["results"]} == {"clock", "forecast"} and both["cases"] == 6
+    unknown = runner.invoke(cli, base + ["--tool", "nope"])
+    assert unknown.exit_code == 1
+    assert "no case expects nope (--tool); tools with cases: " in unknown.stderr and "clock, " in unknown.stderr
 
 
 def test_cli_with_nothing_to_evaluate(scripted):

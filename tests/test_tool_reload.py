@@ -115,7 +115,7 @@ def test_a_broken_edit_keeps_the_last_good_version_and_is_reported_once(chat):
     )
     assert tool_results(provider) == ["v1: hello Ann", "v1: hello Bob", "v1: hello Cy", "v3: hello Di"]
     assert result.stderr.count("SyntaxError") == 1
-    assert f"{greet.resolve()}:1: cannot import: SyntaxError" in result.stderr
+    assert f"{greet.resolve()}:1: error: cannot import: SyntaxError" in result.stderr  # the one problem format
     assert result.stderr.count("Tools reloaded: ~greet") == 1  # when it was fixed
 
 

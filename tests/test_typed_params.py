@@ -38,8 +38,10 @@ class Repeat(BaseTool):
 
 @pytest.fixture
 def registry(tmp_path: Path) -> ToolRegistry:
+    """In-process (isolation: thread): the tests read what the tool class recorded of each call."""
     (tmp_path / "repeat.py").write_text(textwrap.dedent(TOOL), encoding="utf-8")
-    reg = ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False)
+    reg = ToolRegistry({"language": "en", "tools": {}}, folders=[tmp_path], builtin=False, packages=False,
+                       isolation="thread")
     assert reg.errors == []
     return reg
 

@@ -14,6 +14,7 @@ from agent.cli.logs import logs
 from agent.cli.model import model
 from agent.cli.serve import serve
 from agent.cli.tools import tools
+from agent.cli.tool_tests import tools_test
 
 __all__ = ["main", "cli"]
 
@@ -36,6 +37,7 @@ def cli(ctx: click.Context, config, home, provider, model, language) -> None:
       riverse -p ollama -m qwen2.5:7b chat
       riverse tools list                every tool, and why one is unavailable
       riverse tools run calculator expression="2**10"
+      riverse tools new hello           a tool of your own, with its test (riverse tools test hello)
     """
     ctx.obj = State(config=config, home=home, overrides={"llm.provider": provider, "llm.model": model, "language": language})
 
@@ -46,6 +48,7 @@ cli.add_command(tools)
 tools.add_command(new_tool)
 tools.add_command(check_tools)
 tools.add_command(eval_tools)
+tools.add_command(tools_test)
 cli.add_command(logs)
 cli.add_command(serve)
 cli.add_command(model)

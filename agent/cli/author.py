@@ -10,33 +10,13 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from agent.cli.common import State, console, pass_state, print_json
+from agent.cli.common import State, console, pass_state, print_json, problem_line, short, shown_path
 from agent.errors import RiverseError
-from agent.evaluation import EvalReport, evaluate, load_cases, manifest_cases
+from agent.evaluation import Case, EvalReport, evaluate, load_cases, manifest_cases
 from agent.i18n import t
 from agent.toolkit.scaffold import create_tool
 from agent.tools import ToolRegistry
-from agent.toolkit.registry import LoadProblem
-
-LEVEL_WORDS = {"error": "error", "warning": "warning", "info": "note"}
-
-
-def shown_path(path: str | Path) -> str:
-    """A path as the user typed it best: relative to the current folder when inside it."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):
-        return str(path)
-
-
-def problem_line(problem: LoadProblem) -> str:
-    """``file:line: level: Class: message``, the shape editors and CI jump to."""
-    where = shown_path(problem.path) if not problem.path.startswith("<") else problem.path
-    if problem.line:
-        where += f":{problem.line}"
-    who = f"{problem.class_name}: " if problem.class_name else ""
-    return f"{where}: {LEVEL_WORDS.get(problem.level, problem.level)}: {who}{problem.message}"
-
+from agent.toolkit.registry import LoadProblem, isolation_options
 
 @click.command("new")
 @click.argument("name")
@@ -58,9 +38,9 @@ def new_tool(state: State, name: str, language: str | None, folder: Path | None)
     target = folder or app.settings.user_tools_dir
     made = create_tool(name, target, language or lang, ui_language=lang)
     click.echo(t("new.wrote", lang, tool=shown_path(made.tool_path), test=shown_path(made.test_path), name=name))
-    for other in app.registry.entries(include_unavailable=True):
-        if other.name == name and Path(other.path) != made.tool_path.resolve():
-            click.echo(t("new.overrides", lang, origin=other.origin, name=name), err=True)
+    verdict = app.registry.would_win(made.tool_path, name, lang)[1]
+    if verdict and app.registry.source_rank(made.tool_path) is not None:  # an unscanned folder: said below
+        click.echo(t("new.note", lang, text=verdict), err=True)
     scanned = [app.settings.user_tools_dir, *app.settings.tool_folders]
     if not any(made.tool_path.parent.resolve() == Path(d).expanduser().resolve() for d in scanned):
         click.echo(t("new.not_scanned", lang, folder=shown_path(made.tool_path.parent)), err=True)
@@ -95,10 +75,11 @@ def check_tools(ctx: click.Context, path: Path | None) -> None:
         if scope.is_file() and scope.suffix != ".py":
             raise RiverseError(t("check.not_python", lang, path=shown_path(scope)))
         if scope.is_file() and scope.name.startswith("_"):
-            click.echo(f"{shown_path(scope)}: warning: {t('check.skipped', lang)}")
+            click.echo(problem_line(LoadProblem(str(scope), t("check.skipped", lang), level="warning"), lang))
             return
         # The built-ins load too, so a name that overrides one is reported; only PATH's problems are shown.
-        registry = ToolRegistry(app.settings.config_for_tools(), builtin=True, packages=False, user_folder=scope)
+        registry = ToolRegistry(app.settings.config_for_tools(), builtin=True, packages=False, user_folder=scope,
+                                **isolation_options(app.settings))
 
     def inside(file: str) -> bool:
         return scope is None or Path(file) == scope or scope in Path(file).parents
@@ -111,7 +92,7 @@ def check_tools(ctx: click.Context, path: Path | None) -> None:
             problems.append(LoadProblem(e.path, f"tool '{e.name}' is unavailable: {e.reason}", e.line, e.class_name, "info"))
     problems.sort(key=lambda p: (p.path, p.line or 0))
     for problem in problems:
-        click.echo(problem_line(problem))
+        click.echo(problem_line(problem, lang))
     errors = sum(p.level == "error" for p in problems)
     warnings = sum(p.level == "warning" for p in problems)
     files = [f for f in registry.files if inside(f)]
@@ -153,6 +134,36 @@ def _print_report(report: EvalReport, lang: str, protocol: str) -> None:
         for r in report.results:
             if not r.correct:
                 out.print(f"  ✗ {r.case.message!r}  {r.case.tool or no_tool} → {r.tool or no_tool}  [{r.case.source}]", markup=False)
+    wrong = report.wrong_params()
+    if wrong:
+        out.print()
+        out.print(t("eval.wrong_params", lang), markup=False)
+        for r in wrong:
+            expected, chosen = short(r.case.params, 200), short(r.params, 200)
+            out.print(f"  ✗ {r.case.message!r}  {r.tool}  {expected} → {chosen}  [{r.case.source}]", markup=False)
+
+
+def _below_minimum(report: EvalReport, minimum: float, lang: str) -> list[str]:
+    """What falls below ``--min``: the tool accuracy, and the parameter accuracy when any was checked."""
+    out = []
+    accuracy = 0.0 if math.isnan(report.accuracy) else report.accuracy
+    if accuracy < minimum:
+        out.append(t("eval.below_min", lang, accuracy=f"{accuracy:.1%}", minimum=f"{minimum:.1%}"))
+    params = report.total.param_accuracy
+    if not math.isnan(params) and params < minimum:
+        out.append(t("eval.params_below_min", lang, accuracy=f"{params:.1%}", minimum=f"{minimum:.1%}"))
+    return out
+
+
+def _only_tools(cases: list[Case], names: tuple[str, ...], lang: str) -> list[Case]:
+    """The cases that expect one of ``names`` (``--tool``); every case when no name is given."""
+    if not names:
+        return cases
+    kept = [case for case in cases if case.tool in names]
+    if not kept:
+        known = ", ".join(sorted({case.tool for case in cases if case.tool})) or "-"
+        raise RiverseError(t("eval.no_tool_cases", lang, names=", ".join(names), known=known))
+    return kept
 
 
 @click.command("eval")
@@ -161,20 +172,25 @@ def _print_report(report: EvalReport, lang: str, protocol: str) -> None:
 @click.option("--examples/--no-examples", default=True, show_default=True, help="Use every manifest's examples as cases.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--min", "minimum", type=click.FloatRange(0, 1), metavar="ACCURACY",
-              help="Exit with status 1 when the accuracy is below this (0-1), e.g. --min 0.8.")
+              help="Exit with status 1 when the tool accuracy, or the parameter accuracy (of the cases that give "
+                   "params), is below this (0-1), e.g. --min 0.8.")
+@click.option("--tool", "only", multiple=True, metavar="NAME",
+              help="Only the cases that expect this tool (repeat for more); the model still chooses among all tools.")
 @click.pass_context
-def eval_tools(ctx: click.Context, cases_file: Path | None, examples: bool, as_json: bool, minimum: float | None) -> None:
+def eval_tools(ctx: click.Context, cases_file: Path | None, examples: bool, as_json: bool, minimum: float | None,
+               only: tuple[str, ...]) -> None:
     """Measure how well the configured model picks tools: every manifest example should pick its
     own tool, and each --cases entry its tool (or none) and parameters. No tool runs.
 
-    Prints per-tool accuracy, parameter accuracy, the pairs of tools the model confuses and the
-    messages it got wrong.
+    Prints per-tool accuracy, parameter accuracy, the pairs of tools the model confuses, the
+    messages it got wrong, and the messages whose parameters were wrong (expected → chosen values).
 
     \b
     Examples:
       riverse tools eval
+      riverse tools eval --tool dice --cases my_cases.yaml
       riverse -p local tools eval --cases bench/routing/cases.yaml --json
-      riverse tools eval --min 0.8        (for CI)
+      riverse tools eval --min 0.8        (for CI: tools and parameters)
     """
     state: State = ctx.find_object(State)
     app = state.app
@@ -185,6 +201,7 @@ def eval_tools(ctx: click.Context, cases_file: Path | None, examples: bool, as_j
         cases += load_cases(cases_file)
     if not cases:
         raise RiverseError(t("eval.no_cases", lang))
+    cases = _only_tools(cases, only, lang)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     err = console(stderr=True)
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
@@ -199,7 +216,7 @@ def eval_tools(ctx: click.Context, cases_file: Path | None, examples: bool, as_j
         print_json({"provider": app.model_label(), "protocol": protocol, "language": lang, **report.as_dict()})
     else:
         _print_report(report, lang, protocol)
-    accuracy = 0.0 if math.isnan(report.accuracy) else report.accuracy
-    if minimum is not None and accuracy < minimum:
-        click.echo(t("eval.below_min", lang, accuracy=f"{accuracy:.1%}", minimum=f"{minimum:.1%}"), err=True)
-        ctx.exit(1)
+    below = _below_minimum(report, minimum, lang) if minimum is not None else []
+    for line in below:
+        click.echo(line, err=True)
+    ctx.exit(1 if below else 0)

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 
 from agent.app import App
-from agent.cli.common import State, console, pass_state, print_json, short, styled, warning_line
+from agent.cli.common import State, console, pass_state, print_json, problem_line, short, styled, warning_line
 from agent.errors import RiverseError
 from agent.i18n import t
 from agent.loop import Agent, Event
@@ -16,14 +16,23 @@ from agent.providers.base import prefix_cache
 from agent.toolkit.runtime import ApprovalRequest
 
 
-class TurnPrinter:
-    """Shows a turn as it happens: tool calls with their time and outcome, the answer as it streams."""
+REFUSED_STATUS = 3  # riverse ask: a tool call of the turn was refused (it needed approval)
 
-    def __init__(self, out, err, show_tools: bool = True):
+
+class TurnPrinter:
+    """Shows a turn as it happens: tool calls with their time and outcome, the answer as it streams.
+    ``verbose``: the traceback of a tool that raised, under its line (else a hint says how to see it)."""
+
+    def __init__(self, out, err, show_tools: bool = True, verbose: bool = False, language: str = "en",
+                 command: str = "ask"):
         self.out = out
         self.err = err
         self.show_tools = show_tools
+        self.verbose = verbose
+        self.language = language
+        self.command = command
         self.wrote_text = False
+        self.hinted = False
 
     def __call__(self, event: Event) -> None:
         if event.kind == "text":
@@ -37,10 +46,21 @@ class TurnPrinter:
             if o.success:
                 self.err.print(styled(("✓", "green"), " ", (f"{o.name} · {o.duration_ms} ms · {short(o.data, 80)}", "dim")))
             else:
-                self.err.print(styled(("✗", "red"), " ", (f"{o.name} · {o.duration_ms} ms ·", "dim"), " ", short(o.error, 160)))
+                error = o.error if self.verbose else short(o.error, 320 if o.traceback else 160)
+                self.err.print(styled(("✗", "red"), " ", (f"{o.name} · {o.duration_ms} ms ·", "dim"), " ", error))
+                self._traceback(o.traceback)
         elif event.kind == "notice":
             self._break_line()
             self.err.print(styled(("!", "yellow"), " ", (event.text, "dim")))
+
+    def _traceback(self, text: str) -> None:
+        if not text:
+            return
+        if self.verbose:
+            self.err.print(styled((text.rstrip("\n"), "dim")))
+        elif not self.hinted:
+            self.hinted = True
+            self.err.print(styled(("  " + t("chat.traceback_hint", self.language, command=self.command), "dim")))
 
     def _break_line(self) -> None:
         if self.wrote_text:
@@ -92,11 +112,15 @@ def _prepare(app: App, agent: Agent, lang: str, err: Console) -> None:
         err.print(warning_line(str(exc)))
 
 
+VERBOSE_HELP = "Show the traceback of a tool that raises (it is also kept in the log: riverse logs --verbose)."
+
+
 @click.command()
 @click.option("--conversation", "conversation_id", metavar="ID", help="Continue this conversation.")
 @click.option("--continue", "continue_last", is_flag=True, help="Continue the most recent conversation.")
+@click.option("-v", "--verbose", is_flag=True, help=VERBOSE_HELP)
 @pass_state
-def chat(state: State, conversation_id: str | None, continue_last: bool) -> None:
+def chat(state: State, conversation_id: str | None, continue_last: bool, verbose: bool) -> None:
     """Chat in the terminal. Tools run as the model asks; risky ones ask you first.
 
     \b
@@ -118,7 +142,7 @@ def chat(state: State, conversation_id: str | None, continue_last: bool) -> None
     if conversation_id:
         err.print(styled((t("chat.resumed", lang, id=cid), "dim")))
     for problem in registry.errors:
-        err.print(warning_line(str(problem)))
+        err.print(warning_line(problem_line(problem, lang)))
     _prepare(app, agent, lang, err)
     while True:
         try:
@@ -150,8 +174,8 @@ def chat(state: State, conversation_id: str | None, continue_last: bool) -> None
             if changes:
                 err.print(styled((t("chat.reloaded", lang, changes=changes), "dim")))
             for problem in report.problems:
-                err.print(warning_line(str(problem)))
-        printer = TurnPrinter(out, err)
+                err.print(warning_line(problem_line(problem, lang)))
+        printer = TurnPrinter(out, err, verbose=verbose, language=lang, command="chat")
         agent.ask(text, conversation_id=cid, on_event=printer)
         printer.end()
 
@@ -161,8 +185,10 @@ def chat(state: State, conversation_id: str | None, continue_last: bool) -> None
 @click.option("--json", "as_json", is_flag=True, help='Print {"answer": ..., "tool_calls": [...]} as JSON.')
 @click.option("-y", "--yes", is_flag=True, help="Approve every tool call that needs approval.")
 @click.option("--conversation", "conversation_id", metavar="ID", help="Ask within this conversation.")
+@click.option("-v", "--verbose", is_flag=True, help=VERBOSE_HELP)
 @pass_state
-def ask(state: State, text: tuple[str, ...], as_json: bool, yes: bool, conversation_id: str | None) -> None:
+def ask(state: State, text: tuple[str, ...], as_json: bool, yes: bool, conversation_id: str | None,
+        verbose: bool) -> None:
     """Ask one question and print the answer.
 
     \b
@@ -170,6 +196,11 @@ def ask(state: State, text: tuple[str, ...], as_json: bool, yes: bool, conversat
       riverse ask "东京今天天气怎么样？"
       riverse ask --json "what is 2**32?"
     Tools that need approval are refused unless --yes is given.
+
+    \b
+    Exit status: 0 answered; 1 an error (for example, the model could not be
+    reached); 3 answered, but a tool call was refused because it needed
+    approval (run again with --yes, or use riverse chat to approve it).
     """
     app = state.app
     message = " ".join(text)
@@ -178,7 +209,9 @@ def ask(state: State, text: tuple[str, ...], as_json: bool, yes: bool, conversat
     if as_json:
         result = agent.ask(message, conversation_id=conversation_id)
         print_json(result.as_dict())
-        return
-    printer = TurnPrinter(console(), console(stderr=True))
-    agent.ask(message, conversation_id=conversation_id, on_event=printer)
-    printer.end()
+    else:
+        printer = TurnPrinter(console(), console(stderr=True), verbose=verbose, language=app.language)
+        result = agent.ask(message, conversation_id=conversation_id, on_event=printer)
+        printer.end()
+    if any(call.status == "refused" for call in result.tool_calls):
+        raise SystemExit(REFUSED_STATUS)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -12,7 +13,10 @@ from rich.text import Text
 
 from agent.app import App
 from agent.errors import RiverseError
-from agent.i18n import t
+from agent.i18n import pick, t
+
+if TYPE_CHECKING:
+    from agent.toolkit.discovery import LoadProblem
 
 
 @dataclass
@@ -26,6 +30,8 @@ class State:
     def app(self) -> App:
         if self._app is None:
             self._app = App(config=self.config, home=self.home, overrides=self.overrides)
+            for line in self._app.privacy.notices(self._app.language):
+                click.echo(line, err=True)
         return self._app
 
 
@@ -68,3 +74,32 @@ def short(value: Any, limit: int = 120) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as the user typed it best: relative to the current folder when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+# The level of a load problem, as the word that introduces it.
+LEVEL_WORDS: dict[str, dict[str, str]] = {
+    "error": {"en": "error", "zh": "错误", "ja": "エラー"},
+    "warning": {"en": "warning", "zh": "警告", "ja": "警告"},
+    "info": {"en": "note", "zh": "提示", "ja": "注記"},
+}
+
+
+def problem_line(problem: "LoadProblem", language: str = "en") -> str:
+    """One load problem as ``file:line: level: Class: message``, the one shape every command shows
+    (``tools check``, ``tools list``, the reload notices of ``chat``). The level word is in
+    ``language``; the message stays as the loader wrote it."""
+    where = problem.path if problem.path.startswith("<") else shown_path(problem.path)
+    if problem.line:
+        where += f":{problem.line}"
+    level = LEVEL_WORDS.get(problem.level)
+    word = pick(level, language) if level else problem.level
+    who = f"{problem.class_name}: " if problem.class_name else ""
+    return f"{where}: {word}: {who}{problem.message}"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+from typing import Any
 
 import click
 from rich.table import Table
 
-from agent.cli.common import State, console, pass_state, print_json, short
+from agent.cli.common import State, console, pass_state, print_json, short, styled
 from agent.i18n import t
 
 
@@ -15,15 +17,17 @@ from agent.i18n import t
 @click.option("-n", "--limit", default=20, show_default=True, help="How many calls to show.")
 @click.option("-t", "--tool", "tool", metavar="NAME", help="Only calls of this tool.")
 @click.option("--conversation", metavar="ID", help="Only calls made in this conversation.")
-@click.option("--json", "as_json", is_flag=True, help="Print the calls as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the calls as JSON (with the traceback of each that raised).")
+@click.option("-v", "--verbose", is_flag=True, help="Show each call in full: parameters, result or error, and traceback.")
 @pass_state
-def logs(state: State, limit: int, tool: str | None, conversation: str | None, as_json: bool) -> None:
+def logs(state: State, limit: int, tool: str | None, conversation: str | None, as_json: bool, verbose: bool) -> None:
     """Show recent tool calls, refusals and approvals (newest first).
 
     \b
     Examples:
       riverse logs
       riverse logs --tool shell_exec -n 50
+      riverse logs --verbose -n 1      the last call, with its traceback if it raised
     """
     app = state.app
     calls = app.store.tool_calls(limit=limit, tool=tool, conversation=conversation)
@@ -34,10 +38,34 @@ def logs(state: State, limit: int, tool: str | None, conversation: str | None, a
     if not calls:
         out.print(t("logs.none", app.language))
         return
+    if verbose:
+        for c in calls:
+            _print_call(out, c)
+        return
     table = Table("time", "tool", "params", "status", "ms", "result / error", box=None, pad_edge=False)
     for c in calls:
-        when = dt.datetime.fromtimestamp(c["created_at"]).strftime("%Y-%m-%d %H:%M:%S")
-        status = c["status"] + (f" ({c['approval']})" if c["approval"] and c["approval"] != "policy" else "")
-        table.add_row(when, c["name"], short(c["params"], 40), status, str(c["duration_ms"]),
+        table.add_row(_when(c), c["name"], short(c["params"], 40), _status(c), str(c["duration_ms"]),
                       short(c["data"] if c["success"] else c["error"], 60))
     out.print(table)
+    raised = sum(1 for c in calls if c.get("traceback"))
+    if raised:
+        out.print(styled((t("logs.tracebacks", app.language, count=raised), "dim")))
+
+
+def _when(call: dict[str, Any]) -> str:
+    return dt.datetime.fromtimestamp(call["created_at"]).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _status(call: dict[str, Any]) -> str:
+    approval = call["approval"]
+    return call["status"] + (f" ({approval})" if approval and approval != "policy" else "")
+
+
+def _print_call(out: Any, call: dict[str, Any]) -> None:
+    """One call in full: a heading line, its parameters, its result or error, and its traceback."""
+    out.print(styled((f"{_when(call)}  {call['name']}", "bold"), f"  {_status(call)} · {call['duration_ms']} ms"))
+    out.print(styled(("  params: ", "dim"), json.dumps(call["params"], ensure_ascii=False, default=str)))
+    out.print(styled(("  result: " if call["success"] else "  error: ", "dim"), call["data"] if call["success"] else call["error"]))
+    if call.get("traceback"):
+        out.print(styled(("  " + call["traceback"].rstrip("\n").replace("\n", "\n  "), "dim")))
+    out.print()

@@ -7,14 +7,14 @@ from typing import Any
 
 import click
 
-from agent.cli.common import State, console, pass_state, print_json, styled
+from agent.cli.common import State, console, pass_state, print_json, problem_line, styled
 from agent.i18n import t
 from agent.toolkit.runtime import ToolRunner
 
 
 @click.group()
 def tools() -> None:
-    """List, run, create, check and evaluate tools."""
+    """List, run, create, check, test and evaluate tools."""
 
 
 @tools.command("list")
@@ -46,6 +46,8 @@ def list_tools(state: State, as_json: bool) -> None:
         else:
             status, detail = ("✗ unavailable", "red"), f": {e.reason}"
         risk = m.risk if m.risk else "read (undeclared)"
+        for pname, risks in (m.risk_by_value or {}).items():
+            risk += f" · {pname}=" + ", ".join(f"{value}: {level}" for value, level in risks.items())
         out.print(styled((m.name, "bold"), "  ", status, detail, "  ", (f"· risk: {risk} · {e.origin} · {e.path}", "dim")))
         out.print(styled(f"  {m.description}"))
         for pname, desc in (m.parameters or {}).items():
@@ -58,7 +60,7 @@ def list_tools(state: State, as_json: bool) -> None:
         out.print()
         out.print(styled((t("tools.problems", lang), "yellow")))
         for p in problems:
-            out.print(styled(f"  {p.level}: {p}"))
+            out.print(styled("  ", problem_line(p, lang)))
 
 
 def parse_assignments(pairs: tuple[str, ...], language: str) -> dict[str, Any]:
@@ -82,9 +84,12 @@ def parse_assignments(pairs: tuple[str, ...], language: str) -> dict[str, Any]:
 @click.argument("name")
 @click.argument("params", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help='Print {"success", "data", "error"} as JSON.')
+@click.option("-v", "--verbose", is_flag=True, help="Show the traceback when the tool raises.")
 @pass_state
-def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool) -> None:
+def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool, verbose: bool) -> None:
     """Run one tool directly, without a model. Exit status is 0 only when the tool succeeds.
+
+    This is your own command: the tool runs without asking for approval, whatever its risk.
 
     \b
     Examples:
@@ -96,12 +101,12 @@ def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool) ->
     registry = app.registry
     args = parse_assignments(params, lang)
     if name not in registry:
-        unavailable = [e for e in registry.entries(include_unavailable=True) if e.name == name and not e.available]
-        message = (
-            f"tool '{name}' is unavailable: {unavailable[0].reason}"
-            if unavailable
-            else t("tools.unknown", lang, name=name, names=", ".join(registry.names()) or "-")
-        )
+        names = ", ".join(registry.names()) or "-"
+        missing = registry.why_missing(name, lang)
+        if missing:
+            message = t("tools.missing", lang, reason=missing, names=names)
+        else:
+            message = t("tools.unknown", lang, name=name, names=names)
         if as_json:
             print_json({"success": False, "data": "", "error": message})
         else:
@@ -117,4 +122,6 @@ def run_tool(state: State, name: str, params: tuple[str, ...], as_json: bool) ->
         click.echo(outcome.data)
     else:
         click.echo(f"✗ {outcome.error}", err=True)
+        if verbose and outcome.traceback:
+            click.echo(outcome.traceback.rstrip("\n"), err=True)
     raise SystemExit(0 if outcome.success else 1)

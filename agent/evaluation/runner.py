@@ -138,6 +138,10 @@ class EvalReport:
         pairs = Counter((r.case.tool, r.tool) for r in self.results if not r.correct)
         return sorted(((e, c, n) for (e, c), n in pairs.items()), key=lambda x: (-x[2], x[0] or "", x[1] or ""))
 
+    def wrong_params(self) -> list[CaseResult]:
+        """The cases whose tool was right but whose parameters were not, in the order run."""
+        return [r for r in self.results if r.params_ok is False]
+
     def as_dict(self) -> dict[str, Any]:
         total = self.total
         return {
@@ -148,6 +152,10 @@ class EvalReport:
             "seconds_per_case": _number(self.seconds_per_case),
             "tools": {name if name is not None else "(none)": score.as_dict() for name, score in self.per_tool().items()},
             "confusions": [{"expected": e, "chosen": c, "count": n} for e, c, n in self.confusions()],
+            "wrong_params": [
+                {"message": r.case.message, "source": r.case.source, "tool": r.tool, "expected": r.case.params, "chosen": r.params}
+                for r in self.wrong_params()
+            ],
             "skipped": [{"message": c.message, "source": c.source, "expected": c.tool} for c in self.skipped],
             "results": [r.as_dict() for r in self.results],
         }

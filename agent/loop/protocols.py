@@ -48,16 +48,21 @@ class ToolProtocol(Protocol):
         ...
 
 
-class NativeProtocol:
-    """OpenAI-style function calling: manifests go in ``tools``, calls come back structured."""
+class _PromptInEveryRequest:
+    """A protocol whose whole prompt travels with every request: nothing to prepare ahead."""
 
-    name = "native"
     prepares_prompts = False
     #: the wording of its prompts, which an answer must not repeat
     answer_instructions = prompts.instruction_pieces(prompts.SYSTEM, prompts.FINAL_ONLY)
 
     def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
         return {}
+
+
+class NativeProtocol(_PromptInEveryRequest):
+    """OpenAI-style function calling: manifests go in ``tools``, calls come back structured."""
+
+    name = "native"
 
     def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
         return pick(prompts.SYSTEM, language)
@@ -118,15 +123,11 @@ class _HoldJson:
                 self.buffer = ""
 
 
-class JsonProtocol:
+class JsonProtocol(_PromptInEveryRequest):
     """Manifests in the prompt; the model answers with a JSON object to call tools, or with text."""
 
     name = "json"
-    prepares_prompts = False
     answer_instructions = prompts.instruction_pieces(prompts.SYSTEM, prompts.JSON_PROTOCOL, prompts.TOOL_RESULTS, prompts.FINAL_ONLY)
-
-    def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
-        return {}
 
     def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
         base = pick(prompts.SYSTEM, language)

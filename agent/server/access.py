@@ -2,14 +2,17 @@
 
 - Bound to a loopback address (the default, 127.0.0.1) the server is reachable from this machine only,
   and needs no token. Requests must name a loopback host (``Host:`` header), which stops a web page on
-  another site from reaching it through DNS rebinding.
+  another site from reaching it through DNS rebinding. Every user of this machine can reach a loopback
+  port, so a token is honoured on loopback too (``riverse serve --token-file FILE``, ``server.token``).
 - Bound to any other address it refuses to start without a token (``server.token`` in the settings or
   ``RIVERSE_SERVER_TOKEN``).
 - With a token, every request needs it: ``Authorization: Bearer <token>`` (what OpenAI clients send as
   their API key), or the session cookie the browser gets from the sign-in form at ``/login``. Without
   it the answer is 401 (the sign-in form for a browser asking for a page).
-- A request that a browser marks as coming from another site (``Origin`` not this server) is refused,
-  so no other page can make the browser run tools here.
+- A request that a browser marks as coming from another site is refused, so no other page can make the
+  browser run tools here: an ``Origin`` that is not this server, and, on a request that changes
+  something (any method but GET, HEAD and OPTIONS), ``Sec-Fetch-Site: cross-site`` or ``same-site``
+  (another port of this host is the same site, but not this server) even without an ``Origin``.
 
 The token never appears in a URL, a response or a log line: the cookie holds a keyed hash of it.
 """
@@ -19,6 +22,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import os
+import secrets
+import stat
 import urllib.parse
 from pathlib import Path
 
@@ -33,6 +39,8 @@ from agent.server.errors import ApiError
 COOKIE = "riverse_session"
 LOGIN_PATH = "/login"
 MIN_TOKEN_CHARS = 16
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+FOREIGN_SITES = frozenset({"cross-site", "same-site"})
 LOGIN_PAGE = Path(__file__).resolve().parent.parent / "web" / "login.html"
 
 
@@ -59,6 +67,34 @@ def check_bind(host: str, token: str | None, language: str = "en") -> None:
         raise ServerAccessError(t("serve.token_required", language, host=host))
     if len(token) < MIN_TOKEN_CHARS:
         raise ServerAccessError(t("serve.token_short", language, count=MIN_TOKEN_CHARS))
+
+
+def token_from_file(path: Path, language: str = "en") -> tuple[str, bool]:
+    """The server token kept in ``path``, and whether it was just made: a missing file is created
+    ``0600`` with a new random token. A file other users can read is refused (its token may be known)."""
+    try:
+        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise ServerAccessError(t("serve.token_file_unreadable", language, path=path, reason=exc.strerror)) from None
+    else:
+        token = secrets.token_urlsafe(24)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(token + "\n")
+        return token, True
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise ServerAccessError(t("serve.token_file_unreadable", language, path=path, reason=reason)) from None
+    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ServerAccessError(t("serve.token_file_open", language, path=path, mode=mode))
+    token = text.strip()
+    if not token:
+        raise ServerAccessError(t("serve.token_file_empty", language, path=path))
+    return token, False
 
 
 def session_value(token: str) -> str:
@@ -95,9 +131,9 @@ class AccessGuard:
 
     def _refusal(self, request: Request) -> Response | None:
         host = request.headers.get("host", "")
-        origin = request.headers.get("origin")
-        if origin is not None and urllib.parse.urlsplit(origin).netloc != host:
-            return ApiError(403, "requests from other web sites are not accepted", code="cross_origin").response()
+        if _from_another_site(request, host):
+            return ApiError(403, "requests that a browser sends from another web site are not accepted; "
+                                 "use the page this server serves at /", code="cross_origin").response()
         if self.check_host and not is_loopback(urllib.parse.urlsplit(f"//{host}").hostname or ""):
             return ApiError(
                 403, f"this server answers requests for 127.0.0.1 or localhost only, not {host!r}", code="bad_host"
@@ -131,6 +167,15 @@ class AccessGuard:
         response = RedirectResponse("/", status_code=303)
         response.set_cookie(COOKIE, self.session, httponly=True, samesite="strict", path="/")
         return response
+
+
+def _from_another_site(request: Request, host: str) -> bool:
+    """Whether a browser says the request comes from a page that is not this server's."""
+    origin = request.headers.get("origin")
+    if origin is not None and urllib.parse.urlsplit(origin).netloc != host:
+        return True
+    site = request.headers.get("sec-fetch-site", "").strip().lower()
+    return request.method not in SAFE_METHODS and site in FOREIGN_SITES
 
 
 def _login_page(failed: bool) -> str:

@@ -19,7 +19,9 @@ from agent import __version__
 from agent.app import App
 from agent.server.access import AccessGuard, check_bind, is_loopback
 from agent.server.errors import install_error_handlers
+from agent.server.limits import BodyLimit
 from agent.server.openai_api import router as openai_router
+from agent.server.owners import ClientSessions
 from agent.server.riverse_api import router as riverse_router
 from agent.server.turns import TurnService
 
@@ -49,7 +51,10 @@ def create_app(app: App, *, host: str | None = None) -> FastAPI:
     def index() -> FileResponse:
         return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
+    # The last added runs first: the body limit, then who may talk at all, then which client this is.
+    api.add_middleware(ClientSessions, token=settings.server.token)
     api.add_middleware(AccessGuard, token=settings.server.token, loopback_only=is_loopback(host or settings.server.host))
+    api.add_middleware(BodyLimit, max_bytes=settings.server.max_body_bytes)
     return api
 
 

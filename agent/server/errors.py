@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -17,6 +18,10 @@ from starlette.exceptions import HTTPException
 from agent.errors import RiverseError
 
 log = logging.getLogger("riverse.server")
+
+#: how deep a request's JSON may nest; Riverse's own requests need fewer than ten levels
+MAX_JSON_DEPTH = 64
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ApiError(RiverseError):
@@ -46,7 +51,12 @@ def error_body(message: str, type: str, code: str | None = None, param: str | No
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:
-    """The request body as a JSON object, or an :class:`ApiError` that says what is wrong with it."""
+    """The request body as a JSON object, or an :class:`ApiError` that says what is wrong with it.
+
+    Nothing that could not be stored gets through: JSON nested deeper than :data:`MAX_JSON_DEPTH` and
+    text that is not valid Unicode (a lone surrogate such as ``"\\ud800"``) are refused here, before
+    any conversation is opened.
+    """
     raw = await request.body()
     if not raw.strip():
         raise ApiError(400, "the request body is empty; send a JSON object", code="invalid_json")
@@ -55,9 +65,52 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         detail = f" ({exc.msg} at line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise ApiError(400, f"the request body is not valid JSON{detail}; send a JSON object", code="invalid_json") from None
+    except RecursionError:
+        raise _too_deep() from None
     if not isinstance(body, dict):
         raise ApiError(400, f"the request body must be a JSON object, not {type(body).__name__}", code="invalid_json")
+    check_json_value(body)
     return body
+
+
+def _too_deep() -> ApiError:
+    return ApiError(400, f"the request body's JSON nests more than {MAX_JSON_DEPTH} levels deep; send it flatter",
+                    code="invalid_json")
+
+
+def _shown(key: str) -> str:
+    """A key as an error message may quote it: surrogates escaped, at most 40 characters."""
+    text = key.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def check_json_value(value: Any, max_depth: int = MAX_JSON_DEPTH) -> None:
+    """Refuse JSON nested deeper than ``max_depth`` or holding a lone surrogate (in a key or a value).
+
+    Walks the value with a list, not recursion, so any depth json.loads accepts is safe to check."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, str):
+            _check_text(item, where)
+        elif isinstance(item, (dict, list)):
+            if depth > max_depth:
+                raise _too_deep()
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    _check_text(key, f"a key of {where}" if where else "a top-level key")
+                    stack.append((child, f"{where}.{_shown(key)}" if where else _shown(key), depth + 1))
+            else:
+                stack.extend((child, f"{where}[{n}]", depth + 1) for n, child in enumerate(item))
+
+
+def _check_text(text: str, where: str) -> None:
+    found = _SURROGATE.search(text)
+    if found:
+        code = f"\\u{ord(found.group()):04x}"
+        raise ApiError(400, f"the request body holds {code} in {where or 'the body'}: half of a surrogate pair, "
+                            "which is not valid Unicode text; send the text as UTF-8, or escape both halves of the "
+                            "pair", code="invalid_unicode")
 
 
 def install_error_handlers(api: FastAPI) -> None:

@@ -8,7 +8,8 @@ requests, waiting for the model) ride on streaming chunks with an empty delta in
 
 The last message is the turn. The conversation is the one named by the ``X-Riverse-Conversation``
 header or the ``conversation_id`` field; without one, a fresh conversation is seeded with the earlier
-user and assistant messages of the request, so a stateless client keeps its context. Client-side
+user and assistant messages of the request, so a stateless client keeps its context. A conversation
+belongs to the client that started it (:mod:`agent.server.owners`). Client-side
 ``tools``, ``temperature`` and the like are ignored: the agent's settings decide.
 """
 
@@ -29,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from agent.config import Settings
 from agent.server.errors import ApiError, read_json_object
+from agent.server.owners import client_of
 from agent.server.turns import Turn, TurnService
 
 router = APIRouter()
@@ -144,8 +146,9 @@ def list_models(request: Request) -> dict[str, Any]:
 async def chat_completions(request: Request) -> JSONResponse | StreamingResponse:
     turns = _turns(request)
     chat = parse_chat_request(await read_json_object(request), request.headers, turns.app.settings)
-    cid = await run_in_threadpool(turns.open_conversation, chat.conversation_id, chat.earlier)
-    turn = turns.start(chat.text, cid)
+    client = client_of(request)
+    cid = await run_in_threadpool(turns.open_conversation, chat.conversation_id, chat.earlier, client)
+    turn = turns.start(chat.text, cid, client.key)
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     headers = {CONVERSATION_HEADER: cid}
     if chat.stream:

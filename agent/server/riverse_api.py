@@ -8,6 +8,9 @@
 - ``POST /api/chat`` with ``{"message": ..., "conversation_id": ...}``: a turn streamed as server-sent
   events named ``text``, ``tool_start``, ``tool_end``, ``approval_request``, ``notice``, ``queue``, and
   finally ``done`` (or ``error``).
+
+A client sees only the conversations and approvals it owns (:mod:`agent.server.owners`); someone else's
+answers 404, the same as one that does not exist.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from starlette.concurrency import run_in_threadpool
 from agent import __version__
 from agent.server.errors import ApiError, read_json_object
 from agent.server.openai_api import CONVERSATION_HEADER, SSE_HEADERS, conversation_id_from
+from agent.server.owners import Client, client_of
 from agent.server.turns import ANSWERS, Turn, TurnService
 from agent.storage import Store
 
@@ -58,14 +62,26 @@ def list_tools(request: Request) -> dict[str, Any]:
 def list_conversations(request: Request, limit: int = 50) -> dict[str, Any]:
     if not 1 <= limit <= 500:
         raise ApiError(400, f"limit must be between 1 and 500, got {limit}", param="limit")
-    return {"conversations": _turns(request).app.store.conversations(limit)}
+    client = client_of(request)
+    return {"conversations": [_public(c) for c in _turns(request).app.store.conversations(limit, owner=client.key)]}
 
 
-def conversation_detail(store: Store, cid: str) -> dict[str, Any]:
-    """A conversation's messages in order; each assistant message carries the tool calls made for it."""
+def _public(conversation: dict[str, Any]) -> dict[str, Any]:
+    """A conversation as clients see it: without its owner's key."""
+    return {key: value for key, value in conversation.items() if key != "owner"}
+
+
+def _visible(store: Store, cid: str, client: Client) -> dict[str, Any]:
+    """The conversation ``cid`` if ``client`` may see it; 404 otherwise, whether it exists or not."""
     conversation = store.get_conversation(cid)
-    if conversation is None:
+    if conversation is None or not client.may_see(conversation):
         raise ApiError(404, f"no conversation {cid!r}; GET /api/conversations lists them", code="not_found")
+    return _public(conversation)
+
+
+def conversation_detail(store: Store, cid: str, client: Client) -> dict[str, Any]:
+    """A conversation's messages in order; each assistant message carries the tool calls made for it."""
+    conversation = _visible(store, cid, client)
     calls = deque(sorted(store.tool_calls(limit=100_000, conversation=cid), key=lambda c: c["id"]))
     messages = []
     for m in store.messages(cid):
@@ -80,12 +96,13 @@ def conversation_detail(store: Store, cid: str) -> dict[str, Any]:
 
 @router.get("/conversations/{cid}")
 def get_conversation(request: Request, cid: str) -> dict[str, Any]:
-    return conversation_detail(_turns(request).app.store, cid)
+    return conversation_detail(_turns(request).app.store, cid, client_of(request))
 
 
 @router.delete("/conversations/{cid}")
 def delete_conversation(request: Request, cid: str) -> dict[str, Any]:
     turns = _turns(request)
+    _visible(turns.app.store, cid, client_of(request))
     if not turns.app.store.delete_conversation(cid):
         raise ApiError(404, f"no conversation {cid!r}; GET /api/conversations lists them", code="not_found")
     turns.forget(cid)
@@ -94,7 +111,8 @@ def delete_conversation(request: Request, cid: str) -> dict[str, Any]:
 
 @router.get("/approvals")
 def list_approvals(request: Request, conversation_id: str | None = None) -> dict[str, Any]:
-    return {"approvals": [p.as_dict() for p in _turns(request).approvals.pending(conversation_id)]}
+    pending = _turns(request).approvals.pending(client_of(request).key, conversation_id)
+    return {"approvals": [p.as_dict() for p in pending]}
 
 
 @router.post("/approvals/{approval_id}")
@@ -103,7 +121,7 @@ async def answer_approval(request: Request, approval_id: str) -> dict[str, Any]:
     answer = str(body.get("answer", "")).strip().lower()
     if answer not in ANSWERS:
         raise ApiError(400, f"'answer' must be one of {', '.join(ANSWERS)}, got {body.get('answer')!r}", param="answer")
-    if not _turns(request).approvals.answer(approval_id, answer):
+    if not _turns(request).approvals.answer(approval_id, answer, client_of(request).key):
         raise ApiError(404, f"no pending approval {approval_id!r}: it was answered already or it expired",
                        code="not_found")
     return {"id": approval_id, "answer": answer}
@@ -121,8 +139,9 @@ async def chat(request: Request) -> StreamingResponse:
         raise ApiError(400, f"the message holds {len(text)} characters; this server accepts at most {limit} "
                             "(server.max_input_chars)", param="message", code="context_length_exceeded")
     requested = conversation_id_from(body.get("conversation_id"), "'conversation_id'")
-    cid = await run_in_threadpool(turns.open_conversation, requested, [])
-    turn = turns.start(text, cid)
+    client = client_of(request)
+    cid = await run_in_threadpool(turns.open_conversation, requested, [], client)
+    turn = turns.start(text, cid, client.key)
     return StreamingResponse(_events(turns, turn), media_type="text/event-stream",
                              headers={CONVERSATION_HEADER: cid, **SSE_HEADERS})
 

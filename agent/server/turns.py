@@ -6,6 +6,10 @@ an asyncio queue. Conversations therefore never wait for each other, except for 
 generate one answer at a time (the embedded llama.cpp model declares ``concurrency=1`` in its
 capabilities): every use of it passes a first-come, first-served gate, and a turn that had to wait
 says how long.
+
+A turn belongs to the client that started it (``owner``, a key from :mod:`agent.server.owners`; None for
+the token's holder): only that client lists and answers its pending approvals, and "always" lasts for
+that client's turns in that conversation only.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from agent.providers.base import (
     scored_decoding,
     sentence_vectors,
 )
+from agent.server.errors import ApiError
+from agent.server.owners import Client
 from agent.toolkit.runtime import ApprovalRequest
 
 log = logging.getLogger("riverse.server")
@@ -170,6 +176,7 @@ class PendingApproval:
 
     id: str
     conversation_id: str
+    owner: str | None  # the key of the client whose turn asks; None: the token's holder
     request: ApprovalRequest
     expires_at: float
     answer: str = ""
@@ -190,16 +197,18 @@ class PendingApproval:
 
 
 class Approvals:
-    """The tool calls waiting for the user's decision, answered from the web page or the API."""
+    """The tool calls waiting for the user's decision, answered from the web page or the API by the
+    client whose turn asks, and by no other."""
 
     def __init__(self, timeout: float):
         self.timeout = timeout
         self._lock = threading.Lock()
         self._pending: dict[str, PendingApproval] = {}
 
-    def wait_for(self, conversation_id: str, request: ApprovalRequest, announce: Callable[[PendingApproval], None]) -> str:
+    def wait_for(self, conversation_id: str, owner: str | None, request: ApprovalRequest,
+                 announce: Callable[[PendingApproval], None]) -> str:
         """Park the request, announce it, and block until it is answered; "" when the time ran out."""
-        pending = PendingApproval(uuid.uuid4().hex[:12], conversation_id, request, time.time() + self.timeout)
+        pending = PendingApproval(uuid.uuid4().hex[:12], conversation_id, owner, request, time.time() + self.timeout)
         with self._lock:
             self._pending[pending.id] = pending
         try:
@@ -209,20 +218,23 @@ class Approvals:
             with self._lock:
                 self._pending.pop(pending.id, None)
 
-    def answer(self, approval_id: str, answer: str) -> bool:
-        """Answer a pending request; False when there is none with this id (answered or expired)."""
+    def answer(self, approval_id: str, answer: str, owner: str | None) -> bool:
+        """Answer a pending request of ``owner``'s; False when ``owner`` has none with this id (answered,
+        expired, or another client's: the same answer, so nobody learns which)."""
         with self._lock:
             pending = self._pending.get(approval_id)
-        if pending is None or pending.answered.is_set():
+        if pending is None or pending.owner != owner or pending.answered.is_set():
             return False
         pending.answer = answer
         pending.answered.set()
         return True
 
-    def pending(self, conversation_id: str | None = None) -> list[PendingApproval]:
+    def pending(self, owner: str | None, conversation_id: str | None = None) -> list[PendingApproval]:
+        """``owner``'s pending requests (in one conversation, when given)."""
         with self._lock:
             items = list(self._pending.values())
-        return [p for p in items if conversation_id is None or p.conversation_id == conversation_id]
+        return [p for p in items
+                if p.owner == owner and (conversation_id is None or p.conversation_id == conversation_id)]
 
 
 @dataclass
@@ -237,8 +249,9 @@ class TurnEvent:
 class Turn:
     """One running turn: its events for the event loop, and how long it queued for the model."""
 
-    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop):
+    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None):
         self.conversation_id = conversation_id
+        self.owner = owner
         self.queue_wait_ms = 0.0
         self.approval_ids: list[str] = []
         self._loop = loop
@@ -296,7 +309,7 @@ class TurnService:
         self.approvals = Approvals(server.approval_timeout)
         self.gate = FairGate()
         self._pool = ThreadPoolExecutor(max_workers=server.workers, thread_name_prefix="riverse-turn")
-        self._allowed: dict[str, set[str]] = {}  # conversation -> tools approved "always"
+        self._allowed: dict[tuple[str | None, str], set[str]] = {}  # (owner, conversation) -> tools approved "always"
         self._allowed_lock = threading.Lock()
 
     def close(self) -> None:
@@ -304,11 +317,12 @@ class TurnService:
 
     def forget(self, conversation_id: str) -> None:
         with self._allowed_lock:
-            self._allowed.pop(conversation_id, None)
+            for key in [key for key in self._allowed if key[1] == conversation_id]:
+                del self._allowed[key]
 
-    def start(self, text: str, conversation_id: str) -> Turn:
-        """Start a turn in ``conversation_id`` (which must exist); must be called on the event loop."""
-        turn = Turn(conversation_id, asyncio.get_running_loop())
+    def start(self, text: str, conversation_id: str, owner: str | None) -> Turn:
+        """Start ``owner``'s turn in ``conversation_id`` (which must exist); must be called on the event loop."""
+        turn = Turn(conversation_id, asyncio.get_running_loop(), owner)
         self._pool.submit(self._run, turn, text)
         return turn
 
@@ -329,7 +343,7 @@ class TurnService:
             provider = QueuedProvider(provider, self.gate, turn.on_wait)
         agent = Agent.from_settings(self.app.settings, provider, self.app.registry, self.app.store, self._approver(turn))
         with self._allowed_lock:
-            agent.runner.gate.session_allowed = self._allowed.setdefault(turn.conversation_id, set())
+            agent.runner.gate.session_allowed = self._allowed.setdefault((turn.owner, turn.conversation_id), set())
         return agent
 
     def _approver(self, turn: Turn) -> Callable[[ApprovalRequest], str]:
@@ -338,7 +352,7 @@ class TurnService:
             turn.emit("approval_request", **pending.as_dict())
 
         def approve(request: ApprovalRequest) -> str:
-            answer = self.approvals.wait_for(turn.conversation_id, request, announce)
+            answer = self.approvals.wait_for(turn.conversation_id, turn.owner, request, announce)
             if not answer:
                 turn.emit("notice", text=f"nobody answered the approval request for tool '{request.name}' "
                                          f"within {self.approvals.timeout:g} s; it was refused")
@@ -360,17 +374,23 @@ class TurnService:
         finally:
             if not ended:
                 for approval_id in turn.approval_ids:
-                    self.approvals.answer(approval_id, "no")
+                    self.approvals.answer(approval_id, "no", turn.owner)
 
-    def open_conversation(self, conversation_id: str | None, earlier: list[dict[str, str]]) -> str:
-        """The conversation a turn runs in: the one named, or a new one seeded with ``earlier`` messages.
+    def open_conversation(self, conversation_id: str | None, earlier: list[dict[str, str]], client: Client) -> str:
+        """The conversation a turn runs in: the one named, or a new one of ``client``'s seeded with
+        ``earlier`` messages.
 
-        A conversation the server already has keeps its own history; the client's copy is ignored.
+        A conversation the server already has keeps its own history; the client's copy is ignored. One
+        the client may not see is refused as if it did not exist.
         """
         store = self.app.store
-        if conversation_id and store.get_conversation(conversation_id):
-            return conversation_id
-        cid = store.ensure_conversation(conversation_id)
+        existing = store.get_conversation(conversation_id) if conversation_id else None
+        if existing is not None:
+            if not client.may_see(existing):
+                raise ApiError(404, f"no conversation {conversation_id!r} of yours; leave the id out to start "
+                                    "a new conversation, or choose another id", code="not_found")
+            return existing["id"]
+        cid = store.ensure_conversation(conversation_id, owner=client.key)
         for message in earlier:
             store.add_message(cid, message["role"], message["content"])
         return cid

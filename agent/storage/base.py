@@ -28,18 +28,21 @@ class Store(Protocol):
 
     def close(self) -> None: ...
 
-    def new_conversation(self, title: str = "") -> str:
-        """A new conversation's id."""
+    def new_conversation(self, title: str = "", owner: str | None = None) -> str:
+        """A new conversation's id; ``owner`` is the key of the server client that started it, if any."""
         ...
 
-    def ensure_conversation(self, cid: str | None, title: str = "") -> str:
+    def ensure_conversation(self, cid: str | None, title: str = "", owner: str | None = None) -> str:
         """``cid`` when that conversation exists (or can be made under that id), else a new one's id."""
         ...
 
-    def get_conversation(self, cid: str) -> dict[str, Any] | None: ...
+    def get_conversation(self, cid: str) -> dict[str, Any] | None:
+        """The conversation's ``id``, ``title``, ``created_at``, ``updated_at`` and ``owner`` (None: no owner)."""
+        ...
 
-    def conversations(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The most recently updated conversations first."""
+    def conversations(self, limit: int = 50, owner: str | None = None) -> list[dict[str, Any]]:
+        """The most recently updated conversations first; with ``owner``, only those without an owner or
+        with this one."""
         ...
 
     def latest_conversation(self) -> str | None: ...
@@ -57,5 +60,6 @@ class Store(Protocol):
     def add_tool_call(self, cid: str | None, outcome: "ToolOutcome") -> int: ...
 
     def tool_calls(self, limit: int = 20, tool: str | None = None, conversation: str | None = None) -> list[dict[str, Any]]:
-        """Recent tool calls, newest first."""
+        """Recent tool calls, newest first: each as the outcome's fields (``traceback`` when the tool
+        raised), with ``id``, ``conversation_id`` and ``created_at``."""
         ...

@@ -85,3 +85,15 @@ def m002_notes(db: sqlite3.Connection) -> None:
         )
         """
     )
+
+
+@migration
+def m003_conversation_owner(db: sqlite3.Connection) -> None:
+    """Who started a conversation through the server (a client's key); NULL for every other conversation."""
+    db.execute("ALTER TABLE conversations ADD COLUMN owner TEXT")
+
+
+@migration
+def m004_tool_call_traceback(db: sqlite3.Connection) -> None:
+    """The traceback of a tool call that raised (``riverse logs --verbose``); empty for every other call."""
+    db.execute("ALTER TABLE tool_calls ADD COLUMN traceback TEXT NOT NULL DEFAULT ''")

@@ -2,6 +2,12 @@
 
 Each write is its own committed transaction (WAL journal), so a process killed in the middle of a
 turn leaves the database readable with everything written before it.
+
+A new database file is created ``0600`` in a folder created ``0700``; SQLite gives the ``-wal`` and
+``-shm`` files it keeps beside it the database file's mode, so they are private too.
+
+A conversation may have an ``owner``: the key of the server client that started it (see
+``agent/server/owners.py``). Conversations started anywhere else have none.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.home import private_file, private_folder
 from agent.storage.base import StoredMessage
 from agent.storage.migrations import migrate
 
@@ -27,7 +34,8 @@ class SQLiteStore:
     def __init__(self, path: str | Path = ":memory:"):
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_folder(Path(self.path).parent)
+            private_file(Path(self.path))
         self._lock = threading.RLock()
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
         self.db.row_factory = sqlite3.Row
@@ -51,31 +59,37 @@ class SQLiteStore:
             return list(self.db.execute(sql, args))
 
     # ------------------------------------------------------------ conversations
-    def new_conversation(self, title: str = "") -> str:
-        cid = uuid.uuid4().hex[:12]
-        now = time.time()
-        self._execute(
-            "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)", (cid, title, now, now)
-        )
-        return cid
+    def new_conversation(self, title: str = "", owner: str | None = None) -> str:
+        return self._insert_conversation(uuid.uuid4().hex[:12], title, owner)
 
-    def ensure_conversation(self, cid: str | None, title: str = "") -> str:
+    def ensure_conversation(self, cid: str | None, title: str = "", owner: str | None = None) -> str:
         if cid and self.get_conversation(cid):
             return cid
         if cid:
-            now = time.time()
-            self._execute(
-                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)", (cid, title, now, now)
-            )
-            return cid
-        return self.new_conversation(title)
+            return self._insert_conversation(cid, title, owner)
+        return self.new_conversation(title, owner)
+
+    def _insert_conversation(self, cid: str, title: str, owner: str | None) -> str:
+        now = time.time()
+        self._execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?)",
+            (cid, title, now, now, owner),
+        )
+        return cid
 
     def get_conversation(self, cid: str) -> dict[str, Any] | None:
         rows = self._rows("SELECT * FROM conversations WHERE id = ?", (cid,))
         return dict(rows[0]) if rows else None
 
-    def conversations(self, limit: int = 50) -> list[dict[str, Any]]:
-        return [dict(r) for r in self._rows("SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?", (limit,))]
+    def conversations(self, limit: int = 50, owner: str | None = None) -> list[dict[str, Any]]:
+        if owner is None:
+            rows = self._rows("SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?", (limit,))
+        else:
+            rows = self._rows(
+                "SELECT * FROM conversations WHERE owner IS NULL OR owner = ? ORDER BY updated_at DESC LIMIT ?",
+                (owner, limit),
+            )
+        return [dict(r) for r in rows]
 
     def latest_conversation(self) -> str | None:
         rows = self._rows("SELECT id FROM conversations ORDER BY updated_at DESC LIMIT 1")
@@ -121,8 +135,8 @@ class SQLiteStore:
     # --------------------------------------------------------------- tool calls
     def add_tool_call(self, cid: str | None, outcome: ToolOutcome) -> int:
         cur = self._execute(
-            "INSERT INTO tool_calls (conversation_id, name, params, success, status, data, error, duration_ms, approval, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tool_calls (conversation_id, name, params, success, status, data, error, duration_ms, approval, "
+            "created_at, traceback) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 cid,
                 outcome.name,
@@ -134,6 +148,7 @@ class SQLiteStore:
                 int(outcome.duration_ms),
                 outcome.approval,
                 time.time(),
+                getattr(outcome, "traceback", "") or "",
             ),
         )
         return int(cur.lastrowid)

@@ -9,6 +9,8 @@ Tool authors import from :mod:`agent.tools` (``BaseTool``, ``ToolManifest``, ``T
 - :mod:`agent.toolkit.schema`: parameter types, JSON schemas and the coercion of values.
 - :mod:`agent.toolkit.runtime`: running a call (validation, approval, worker, time limit, output cap).
 - :mod:`agent.toolkit.paths`: the file roots that file tools stay inside.
+- :mod:`agent.toolkit.descriptors`: opening, listing and walking by descriptor, never through a link.
+- :mod:`agent.toolkit.net`: fetching a URL a model chose without reaching the user's own network.
 - :mod:`agent.toolkit.texts`, :mod:`agent.toolkit.tool_settings`: helpers for tools' messages and settings.
 - :mod:`agent.toolkit.scaffold`: ``riverse tools new``'s templates.
 """

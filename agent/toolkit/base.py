@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import abc
 import contextvars
+import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.toolkit.schema import RISK_LEVELS, parameter_schema
+from agent.toolkit.schema import RISK_LEVELS, RISK_ORDER, parameter_schema
 
 __all__ = ["BaseTool", "ToolManifest", "ToolResult"]
 
@@ -32,6 +33,21 @@ def answering_in(language: str | None) -> Iterator[None]:
         _MESSAGE_LANGUAGE.reset(token)
 
 
+def _as_text(value: Any) -> str:
+    """A parameter's value as ``risk_by_value`` names it: a string as it is, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def message_language() -> str | None:
+    """The language of the message being answered, inside :func:`answering_in` (else None)."""
+    return _MESSAGE_LANGUAGE.get()
+
+
 @dataclass
 class ToolManifest:
     """What the model sees of a tool.
@@ -45,6 +61,9 @@ class ToolManifest:
     - ``required``: parameter names that must be given. By default none is required.
     - ``timeout``: seconds this tool may run before it is abandoned (default: the runtime's).
     - ``risk``: what the tool can do, one of ``read``, ``write``, ``network``, ``execute``.
+    - ``risk_by_value``: the risk of a call by the value of a parameter, for a tool whose actions differ
+      (``{"action": {"list": "read", "add": "write"}}``); a call whose values are not listed has
+      ``risk``. When several parameters name a risk, the highest counts (see :meth:`risk_of`).
     - ``extra_examples``: more messages that should trigger the tool, beyond the 2-3
       ``examples``: used only to choose tools (retrieval, and few-shot turns for the embedded model),
       where more varied phrasings help a small model most.
@@ -59,11 +78,28 @@ class ToolManifest:
     timeout: float | None = None
     risk: str | None = None
     extra_examples: list[str] = field(default_factory=list)
+    risk_by_value: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def risk_level(self) -> str:
         """The risk used for policy: undeclared or unknown risk counts as ``read``."""
         return self.risk if self.risk in RISK_LEVELS else "read"
+
+    def risk_of(self, params: Mapping[str, Any] | None) -> str:
+        """The risk of a call with ``params`` (after type conversion): the highest risk that
+        ``risk_by_value`` gives one of its values, else :attr:`risk_level`."""
+        return self.value_risk(params) or self.risk_level
+
+    def value_risk(self, params: Mapping[str, Any] | None) -> str | None:
+        """The highest risk ``risk_by_value`` gives a value in ``params``; None when it names none.
+        Values are compared as text: a value that is not a string by its JSON text (``true``, ``3``)."""
+        found = [
+            risks[_as_text(params[param])]
+            for param, risks in (self.risk_by_value or {}).items()
+            if isinstance(risks, Mapping) and params and param in params and _as_text(params[param]) in risks
+        ]
+        known = [risk for risk in found if risk in RISK_LEVELS]
+        return max(known, key=RISK_ORDER.index) if known else None
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of this tool's parameters (for native function calling and grammars)."""
@@ -99,6 +135,7 @@ class ToolManifest:
             "timeout": self.timeout,
             "risk": self.risk,
             "extra_examples": list(self.extra_examples or []),
+            "risk_by_value": {k: dict(v) for k, v in (self.risk_by_value or {}).items() if isinstance(v, Mapping)},
         }
 
 

@@ -3,8 +3,10 @@
 :class:`ToolLoader` imports one file (or the ``riverse.tools`` entry points), constructs every concrete
 ``BaseTool`` subclass with the config dict, checks its manifest and ``execute`` signature, asks
 ``is_available()``, and returns :class:`ToolEntry` and :class:`LoadProblem` objects. Anything a tool
-author's code raises, even ``SystemExit``, becomes a problem that names the file, line and class.
-:class:`~agent.toolkit.registry.ToolRegistry` decides which files to load and which entry wins.
+author's code raises, even ``SystemExit`` or ``KeyboardInterrupt``, becomes a problem that names the
+file, line and class. Each tool gets its own deep copy of the config, scoped to its own settings section.
+:class:`~agent.toolkit.registry.ToolRegistry` decides which files to load and which entry wins; with
+process isolation the loader runs inside a worker process (see :mod:`agent.toolkit.remote_tools`).
 """
 
 from __future__ import annotations
@@ -15,14 +17,15 @@ import importlib
 import importlib.machinery
 import importlib.util
 import inspect
+import linecache
 import sys
 import traceback
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from agent.config import tool_sections
+from agent.toolkit.install_hint import install_hint
+from agent.toolkit.tool_settings import tool_sections
 from agent.toolkit.base import BaseTool, ToolManifest
 from agent.toolkit.validate import execute_problem, manifest_problems
 
@@ -79,7 +82,10 @@ class ToolEntry:
             return self.localized[language]
         manifest = self.manifest
         config = getattr(self.tool, "config", None)
-        if isinstance(config, dict) and config.get("language") not in (None, language):
+        remote = getattr(self.tool, "manifest_for", None)  # a tool in a worker process asks it there
+        if callable(remote):
+            manifest = remote(language) or manifest
+        elif isinstance(config, dict) and config.get("language") not in (None, language):
             try:
                 twin = copy.copy(self.tool)
                 twin.config = {**config, "language": language}
@@ -118,14 +124,20 @@ class FileState:
 
 
 class _FreshSourceLoader(importlib.machinery.SourceFileLoader):
-    """Compiles the file's current text on every load, never a cached ``.pyc``.
+    """Compiles the file's current text on every load, never a cached ``.pyc``; or, when given,
+    ``source``: the text the registry read (a worker process loads exactly the version it was sent).
 
     Bytecode caches are validated by the source's mtime in whole seconds and its size, so an edit
     saved within the same second as the previous one, at the same size, would reload the old code.
     """
 
+    def __init__(self, fullname: str, path: str, source: bytes | None = None):
+        super().__init__(fullname, path)
+        self.source = source
+
     def get_code(self, fullname: str) -> Any:
-        return self.source_to_code(self.get_data(self.path), self.path)
+        text = self.source if self.source is not None else self.get_data(self.path)
+        return self.source_to_code(text, self.path)
 
 
 def signature(path: Path) -> tuple[int, int]:
@@ -158,8 +170,24 @@ def _describe(exc: BaseException) -> str:
 
 def _hint(exc: BaseException) -> str:
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        return f" (install it with: pip install {exc.name.split('.')[0]})"
+        return f" ({install_hint(exc.name)})"
     return ""
+
+
+def expanded_config(config: dict) -> dict:
+    """A deep copy of the config dict with the short forms of its tool sections written out."""
+    return copy.deepcopy({**config, "tools": tool_sections(config.get("tools") or {})})
+
+
+def scope_config(config: dict, name: str) -> None:
+    """Narrow ``config["tools"]`` (in place) to tool ``name``'s own section, plus the sections it asks
+    for in settings (``tools.<name>.share: [other, ...]``)."""
+    sections = config.get("tools") or {}
+    own = sections.get(name)
+    config["tools"] = {name: own} if own is not None else {}
+    for extra in (own.get("share") or []) if isinstance(own, dict) else []:
+        if extra in sections:
+            config["tools"][extra] = sections[extra]
 
 
 def _no_tool_problems(module: Any, path: Path) -> list[LoadProblem]:
@@ -194,16 +222,20 @@ class ToolLoader:
         digest = hashlib.sha1(str(path.parent).encode()).hexdigest()[:10]
         return f"riverse_tools_{digest}.{path.stem}"
 
-    def load_file(self, path: Path, rank: int, changed: bool = False) -> FileState:
-        sig = signature(path)
+    def load_file(self, path: Path, rank: int, changed: bool = False, source: bytes | None = None) -> FileState:
+        sig = signature(path) if source is None else (0, 0)
         name = self.module_name(path, rank)
         problems: list[LoadProblem] = []
+        if source is not None:  # lines named in problems and tracebacks are those of the text given
+            text = source.decode("utf-8", errors="replace")
+            linecache.cache[str(path)] = (len(text), None, text.splitlines(keepends=True), str(path))
         try:
             if name.startswith("agent.tools.") and not changed:
                 # Built-ins are ordinary modules: import once, so their classes stay the importable ones.
                 module = importlib.import_module(name)
             else:  # a user file, or a built-in edited since it was loaded: a fresh module object
-                spec = importlib.util.spec_from_file_location(name, path, loader=_FreshSourceLoader(name, str(path)))
+                loader = _FreshSourceLoader(name, str(path), source)
+                spec = importlib.util.spec_from_file_location(name, path, loader=loader)
                 if spec is None or spec.loader is None:
                     raise ImportError(f"cannot import {path}")
                 module = importlib.util.module_from_spec(spec)
@@ -214,8 +246,6 @@ class ToolLoader:
                     sys.modules.pop(name, None)
                     raise
         except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything, even SystemExit
-            if isinstance(exc, KeyboardInterrupt):
-                raise
             problems.append(
                 LoadProblem(str(path), f"cannot import: {_describe(exc)}{_hint(exc)}", line=_error_line(exc, path))
             )
@@ -242,6 +272,8 @@ class ToolLoader:
         problems: list[LoadProblem] = []
         entries: list[ToolEntry] = []
         try:
+            from importlib import metadata  # here: a worker process that loads one file does without it
+
             eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
         except Exception as exc:  # noqa: BLE001 - broken metadata must not stop start-up
             problems.append(LoadProblem("<entry points>", f"cannot list entry points: {_describe(exc)}"))
@@ -251,10 +283,8 @@ class ToolLoader:
             where = f"{ep.value} (package {dist})"
             try:
                 obj = ep.load()
-            except BaseException as exc:  # noqa: BLE001
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                problems.append(LoadProblem(where, f"cannot load entry point {ep.name!r}: {_describe(exc)}"))
+            except BaseException as exc:  # noqa: BLE001 - even KeyboardInterrupt: it is the package's code
+                problems.append(LoadProblem(where, f"cannot load entry point {ep.name!r}: {_describe(exc)}{_hint(exc)}"))
                 continue
             if inspect.ismodule(obj):
                 classes = [
@@ -272,10 +302,6 @@ class ToolLoader:
                     entries.append(entry)
         return FileState((0, 0), entries, problems)
 
-    def _expanded_config(self) -> dict:
-        """The config dict with the short forms of its tool sections written out."""
-        return {**self.config, "tools": tool_sections(self.config.get("tools") or {})}
-
     def instantiate(
         self, cls: type, path: Path, rank: int, origin: str, problems: list[LoadProblem]
     ) -> ToolEntry | None:
@@ -286,15 +312,13 @@ class ToolLoader:
             if not (cls.__name__.startswith(("_", "Base", "Abstract"))):
                 problems.append(LoadProblem(str(path), f"does not implement {missing}(); a tool needs manifest() and execute()", **where))
             return None
-        config = self._expanded_config()
+        config = expanded_config(self.config)  # this tool's own copy: what it changes, no other tool sees
 
         def guarded(what: str, fn: Any) -> Any:
             """Call a tool author's method; anything it raises (even SystemExit) becomes a problem."""
             try:
                 return fn()
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt too: it is the tool's code
                 problems.append(LoadProblem(str(path), f"{what} raised {_describe(exc)}",
                                             line=_error_line(exc, path) or line, class_name=cls.__name__))
                 return _FAILED
@@ -316,13 +340,8 @@ class ToolLoader:
             problems.append(LoadProblem(str(path), call_problem, line=_class_line(cls.execute) or line, class_name=cls.__name__))
             return None
         # Scope the configuration: the tool keeps the shared keys and its own section only.
-        sections = config.get("tools") or {}
-        own = sections.get(manifest.name)
-        config["tools"] = {manifest.name: own} if own is not None else {}
-        # A tool may ask, in settings, for other sections explicitly: tools.<name>.share: [other, ...]
-        for extra in (own.get("share") or []) if isinstance(own, dict) else []:
-            if extra in sections:
-                config["tools"][extra] = sections[extra]
+        own = (config.get("tools") or {}).get(manifest.name)
+        scope_config(config, manifest.name)
         entry = ToolEntry(
             name=manifest.name, tool=tool, manifest=manifest, path=str(path), class_name=cls.__name__,
             line=line, origin=origin, rank=rank,

@@ -6,24 +6,32 @@ a single file (``riverse tools check FILE`` loads one that way). Every concrete
 ``is_available()`` and registered under ``manifest().name``. Anything wrong with one file or class is
 recorded as a :class:`LoadProblem` naming the file, line and class; every other tool still loads.
 
+With ``isolation="process"`` (the default) no tool code runs in the agent's process: files are loaded,
+and every call runs, in worker processes (:mod:`agent.toolkit.remote_tools`), and each entry's ``tool``
+is a :class:`~agent.toolkit.remote_tools.RemoteTool` standing in for it. ``isolation="thread"`` imports
+and runs tools in this process, as a plain ``BaseTool``.
+
 Sources, from lowest to highest precedence: the built-in folder ``agent/tools/``, installed packages
 (entry-point group ``riverse.tools``), folders named in settings, and the user's folder
 ``$RIVERSE_HOME/tools``. A tool of a higher source overrides one of the same name from a lower source
 (and says so); two tools of the same name in the same source are an error, the first file (by name)
-wins.
+wins. That rule is :func:`precedence`; :meth:`ToolRegistry.would_win` applies it to a file not yet loaded.
 """
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from agent.config import Settings
+from agent.i18n import origin_label, t
 from agent.toolkit.base import BaseTool, ToolManifest
+from agent.toolkit.remote_tools import RemoteHost, RemoteLoader, RemoteTool
+from agent.toolkit.worker_pool import WorkerPool
 from agent.toolkit.discovery import (
     BUILTIN,
     BUILTIN_DIR,
+    ORIGIN_NAMES,
     SETTINGS,
     USER,
     FileState,
@@ -34,6 +42,9 @@ from agent.toolkit.discovery import (
     signature,
 )
 
+if TYPE_CHECKING:  # tool files import this module in worker processes, which need no settings
+    from agent.config import Settings
+
 __all__ = ["ToolRegistry", "ToolEntry", "LoadProblem", "RefreshReport"]
 
 
@@ -43,6 +54,10 @@ class ToolRegistry:
     ``ToolRegistry(config)`` scans the built-in folder and installed packages; ``folders`` adds more
     (later folders win over earlier ones; a folder may also be a single ``.py`` file). Tests point it at a temporary folder with
     ``ToolRegistry(config, folders=[tmp], builtin=False, packages=False)``.
+
+    ``isolation``: ``process`` (tool code runs in up to ``workers`` worker processes; loading one file
+    may take ``load_timeout`` seconds) or ``thread`` (in this process). ``tool_env`` names environment
+    variables that workers get although they look like secrets; ``secret_env`` names more that they never get.
     """
 
     def __init__(
@@ -53,9 +68,24 @@ class ToolRegistry:
         builtin: bool = True,
         packages: bool = True,
         user_folder: str | Path | None = None,
+        isolation: str = "process",
+        load_timeout: float = 10.0,
+        workers: int = 4,
+        tool_env: Iterable[str] = (),
+        secret_env: Iterable[str] = (),
     ):
         self.config: dict = dict(config or {})
-        self._loader = ToolLoader(self.config)
+        self.isolation = isolation
+        self._host: RemoteHost | None = None
+        self._loader: ToolLoader | RemoteLoader
+        if isolation == "process":
+            pool = WorkerPool(size=workers, allow_env=tool_env, deny_env=secret_env)
+            self._host = RemoteHost(pool, load_timeout)
+            self._loader = RemoteLoader(self.config, self._host)
+        elif isolation == "thread":
+            self._loader = ToolLoader(self.config)
+        else:
+            raise ValueError(f"isolation must be 'process' or 'thread', got {isolation!r}")
         self._sources: list[tuple[int, Path]] = []
         if builtin:
             self._sources.append((BUILTIN, BUILTIN_DIR))
@@ -79,7 +109,13 @@ class ToolRegistry:
             settings.config_for_tools(),
             folders=settings.tool_folders,
             user_folder=settings.user_tools_dir,
+            **isolation_options(settings),
         )
+
+    def close(self) -> None:
+        """End this registry's worker processes (they also end with it, and when the agent exits)."""
+        if self._host is not None:
+            self._host.close()
 
     # ----------------------------------------------------------------- queries
     def __contains__(self, name: object) -> bool:
@@ -196,10 +232,12 @@ class ToolRegistry:
                         ]
                         state = FileState(sig, old.entries, state.problems + kept)
                     report.problems.extend(p for p in state.problems if p.level == "error")
+                    if old is not None and state.entries is not old.entries:
+                        self._retire(old)
                     self._files[path] = state
             for path in list(self._files):
                 if path not in seen:
-                    del self._files[path]
+                    self._retire(self._files.pop(path))
             if self._packages and self._package_state is None:
                 self._package_state = self._loader.load_packages()
                 report.problems.extend(p for p in self._package_state.problems if p.level == "error")
@@ -210,38 +248,139 @@ class ToolRegistry:
             report.changed = sorted(n for n in set(before) & set(after) if before[n] != after[n])
             return report
 
+    def _retire(self, state: FileState) -> None:
+        """A file's old version is no longer used: its workers may drop it."""
+        if self._host is not None:
+            self._host.forget({e.tool.unit["id"] for e in state.entries if isinstance(e.tool, RemoteTool)})
+
     def _resolve(self) -> None:
         """Build the name -> tool map from every file's entries, applying precedence."""
         entries: list[ToolEntry] = []
         for state in self._states():
             entries.extend(state.entries)
         entries.sort(key=lambda e: (e.rank, e.path, e.line or 0))
+        groups: dict[str, list[ToolEntry]] = {}
+        for entry in entries:
+            if entry.available:
+                groups.setdefault(entry.name, []).append(entry)
         chosen: dict[str, ToolEntry] = {}
         notes: list[LoadProblem] = []
-        for entry in entries:
-            if not entry.available:
-                continue
-            prior = chosen.get(entry.name)
-            if prior is None:
-                chosen[entry.name] = entry
-            elif entry.rank > prior.rank:
-                notes.append(
-                    LoadProblem(
-                        entry.path,
-                        f"{entry.origin} tool '{entry.name}' overrides the {prior.origin} one from {prior.path}",
-                        line=entry.line, class_name=entry.class_name, level="info",
-                    )
-                )
-                chosen[entry.name] = entry
-            else:
-                notes.append(
-                    LoadProblem(
-                        entry.path,
-                        f"duplicate tool name '{entry.name}': already defined in {prior.path}"
-                        f"{':' + str(prior.line) if prior.line else ''} ({prior.class_name}); this one is ignored",
-                        line=entry.line, class_name=entry.class_name,
-                    )
-                )
+        for name, group in groups.items():
+            ranked = sorted(group, key=entry_order)
+            chosen[name] = winner = ranked[0]
+            for loser in ranked[1:]:
+                first_of_its_source = next(e for e in ranked if e.rank == loser.rank)
+                if first_of_its_source is not loser:
+                    notes.append(LoadProblem(loser.path, duplicate_text(first_of_its_source, "en"),
+                                             line=loser.line, class_name=loser.class_name))
+                else:
+                    notes.append(LoadProblem(winner.path, overrides_text(winner.origin, loser, "en"),
+                                             line=winner.line, class_name=winner.class_name, level="info"))
         self._all = entries
         self._tools = dict(sorted(chosen.items()))
         self._resolution = notes
+
+    # ------------------------------------------------------------- precedence
+    def source_rank(self, path: str | Path) -> int | None:
+        """The precedence of the source that scans the tool file ``path``; None when no source does."""
+        file = Path(path).expanduser().resolve()
+        if file.suffix != ".py" or file.name.startswith("_"):
+            return None
+        for rank, folder in self._sources:
+            if folder.resolve() in (file, file.parent):
+                return rank
+        return None
+
+    def would_win(self, path: str | Path, name: str, language: str | None = None) -> tuple[bool, str]:
+        """Whether a tool named ``name`` in the file ``path`` would be the one used, by the rule this
+        registry applies (:func:`precedence`), and what to tell its author: which tool it replaces or
+        which one keeps it out (empty when no other tool has the name). ``language``: of the text
+        (default: the registry's)."""
+        lang = language or self.config.get("language") or "en"
+        file = Path(path).expanduser().resolve()
+        rank = self.source_rank(file)
+        if rank is None:
+            return False, t("precedence.not_scanned", lang, folder=str(file.parent))
+        with self._lock:
+            rivals = sorted((e for e in self._all if e.available and e.name == name and Path(e.path) != file),
+                            key=entry_order)
+        if not rivals:
+            return True, ""
+        best = rivals[0]
+        if precedence(rank, str(file), None) < entry_order(best):
+            if best.rank == rank:
+                return True, t("precedence.displaces", lang, name=name, where=_where(best), cls=best.class_name)
+            return True, overrides_text(ORIGIN_NAMES[rank], best, lang)
+        if best.rank == rank:
+            return False, duplicate_text(best, lang)
+        return False, t("precedence.overridden", lang, name=name, other=origin_label(best.origin, lang), path=best.path)
+
+    def why_missing(self, name: str, language: str = "en") -> str | None:
+        """Why no tool ``name`` is registered, when a file can say: the tool is unavailable (and why), or
+        a file that failed to load matches it (its name is the tool's, its problem or its text names it)."""
+        with self._lock:
+            if name in self._tools:
+                return None
+            for entry in self._all:
+                if entry.name == name and not entry.available:
+                    return t("missing.unavailable", language, name=name, reason=entry.reason)
+            failed = [[p for p in state.problems if p.level == "error"] for state in self._states()
+                      if not any(e.name == name for e in state.entries)]
+        failed = [errors for errors in failed if errors]
+        # A file named after the tool first; then one whose problems or text name it.
+        failed.sort(key=lambda errors: Path(errors[0].path).stem.lower() != name.lower())
+        for errors in failed:
+            if _names_tool(errors, name):
+                return t("missing.not_loaded", language, name=name, problem=str(errors[0]), path=errors[0].path)
+        return None
+
+
+def precedence(rank: int, path: str, line: int | None) -> tuple[int, str, int]:
+    """The one rule for tools of the same name, as a sort key (the smallest is used): the source of
+    higher precedence wins; within one source, the first file by path, then the first class in it."""
+    return (-rank, path, line or 0)
+
+
+def entry_order(entry: ToolEntry) -> tuple[int, str, int]:
+    return precedence(entry.rank, entry.path, entry.line)
+
+
+def _where(entry: ToolEntry) -> str:
+    return f"{entry.path}:{entry.line}" if entry.line else entry.path
+
+
+def overrides_text(origin: str, loser: ToolEntry, language: str) -> str:
+    """What a tool of source ``origin`` says about the lower-precedence ``loser`` it replaces."""
+    return t("precedence.overrides", language, origin=origin_label(origin, language), name=loser.name,
+             other=origin_label(loser.origin, language), path=loser.path)
+
+
+def duplicate_text(first: ToolEntry, language: str) -> str:
+    """What a tool says that loses to ``first``, a tool of the same name from the same source."""
+    return t("precedence.duplicate", language, name=first.name, where=_where(first), cls=first.class_name)
+
+
+def _names_tool(problems: list[LoadProblem], name: str) -> bool:
+    """Whether a file whose loading failed with ``problems`` is likely where tool ``name`` lives: the
+    file is named after it, a problem names it, or the file's text has it as a quoted string."""
+    path = Path(problems[0].path)
+    if path.stem.lower() == name.lower() or any(f"'{name}'" in p.message for p in problems):
+        return True
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(1 << 20).decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return False
+    return f'"{name}"' in text or f"'{name}'" in text
+
+
+def isolation_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments of :class:`ToolRegistry` that ``runtime`` settings choose."""
+    runtime = settings.runtime
+    return {
+        "isolation": runtime.isolation,
+        "load_timeout": runtime.load_timeout,
+        "workers": runtime.tool_workers,
+        "tool_env": list(runtime.tool_env),
+        "secret_env": [settings.llm.api_key_env] if settings.llm.api_key_env else [],
+    }

@@ -2,13 +2,15 @@
 
 Nothing a tool does can escape :meth:`ToolRunner.run`: an exception (even ``SystemExit``), a hang,
 a return value that is not a ``ToolResult``, huge or non-string output, all become a failed
-:class:`ToolOutcome` whose ``error`` says what happened. Each call runs in a daemon thread; a call
-that exceeds its timeout is abandoned (Python cannot kill a thread) and reported as timed out.
+:class:`ToolOutcome` whose ``error`` says what happened. Each call is started from a daemon thread.
+A tool in a worker process (:class:`~agent.toolkit.remote_tools.RemoteTool`, the registry's default)
+that exceeds its timeout has its worker's process group killed; one that exits or crashes ends only
+its worker. A tool run in this process (``isolation: thread``) that exceeds its timeout is abandoned
+(Python cannot kill a thread) and reported as timed out.
 """
 
 from __future__ import annotations
 
-import json
 import contextvars
 import threading
 import time
@@ -16,8 +18,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from agent.config import Settings
-from agent.toolkit.base import ToolManifest, ToolResult
+from agent.toolkit.base import ToolManifest, message_language
 from agent.toolkit.registry import ToolRegistry
+from agent.toolkit.remote_tools import RemoteTool
+from agent.toolkit.results import settle
 from agent.toolkit.schema import ParameterError, coerce_params
 
 
@@ -36,6 +40,7 @@ class ToolOutcome:
     status: str = "ok"
     call_id: str = ""
     approval: str = ""  # "", "policy", "approved", "approved-session", "refused"
+    traceback: str = ""  # the tool's traceback when it raised (for the log and --verbose; the model never sees it)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -75,24 +80,26 @@ class ApprovalGate:
     def from_settings(cls, approval: Any, approver: Approver | None = None) -> "ApprovalGate":
         return cls(dict(approval.risk), dict(approval.tools), approver)
 
-    def policy(self, manifest: ToolManifest) -> str:
-        return self.tool_policy.get(manifest.name) or self.risk_policy.get(manifest.risk_level, "never")
+    def policy(self, manifest: ToolManifest, params: dict[str, Any] | None = None) -> str:
+        """The policy of a call: the tool's own (``approval.tools``), else that of the call's risk, which
+        is the manifest's ``risk``, or what its ``risk_by_value`` gives the call's parameters."""
+        return self.tool_policy.get(manifest.name) or self.risk_policy.get(manifest.risk_of(params), "never")
 
     def check(self, manifest: ToolManifest, params: dict[str, Any]) -> tuple[bool, str, str]:
         """Return (allowed, how, reason)."""
-        policy = self.policy(manifest)
+        policy = self.policy(manifest, params)
         if policy == "never":
             return True, "policy", ""
         if manifest.name in self.session_allowed:  # the user answered "always" (or "yes" under "once")
             return True, "approved-session", ""
+        risk = manifest.risk_of(params)
         if self.approver is None:
             return False, "refused", (
-                f"tool '{manifest.name}' ({manifest.risk_level}) needs the user's approval and nobody could be asked; "
+                f"tool '{manifest.name}' ({risk}) needs the user's approval and nobody could be asked; "
                 "run 'riverse ask' with --yes, or use 'riverse chat' to approve it"
             )
-        request = ApprovalRequest(
-            manifest.name, params, manifest.risk_level, manifest.risk is not None, manifest.description
-        )
+        declared = manifest.risk is not None or manifest.value_risk(params) is not None
+        request = ApprovalRequest(manifest.name, params, risk, declared, manifest.description)
         answer = (self.approver(request) or "no").strip().lower()
         if answer in ("always", "a"):
             self.session_allowed.add(manifest.name)
@@ -102,23 +109,6 @@ class ApprovalGate:
                 self.session_allowed.add(manifest.name)
             return True, "approved", ""
         return False, "refused", f"the user did not approve running tool '{manifest.name}'"
-
-
-def _stringify(data: Any) -> str:
-    """Turn a tool's ``data`` (or ``error``) into text: JSON for structures, ``str`` otherwise."""
-    if isinstance(data, str):
-        return data
-    if data is None:
-        return ""
-    if isinstance(data, (bytes, bytearray)):
-        return bytes(data).decode("utf-8", errors="replace")
-    try:
-        return json.dumps(data, ensure_ascii=False, default=str)
-    except Exception:  # noqa: BLE001 - a tool's object may refuse to be printed in any way
-        try:
-            return repr(data)
-        except Exception as exc:  # noqa: BLE001 - a hostile __repr__, or nesting too deep to print
-            return f"<{type(data).__name__} that cannot be shown as text: {type(exc).__name__}>"
 
 
 class ToolRunner:
@@ -170,9 +160,7 @@ class ToolRunner:
         shown = params if isinstance(params, dict) else {"_raw": params}
         entry = self.registry.entry(name)
         if entry is None:
-            known = ", ".join(self.registry.names()) or "(none)"
-            return ToolOutcome(name, shown, False, error=f"unknown tool '{name}'; available tools: {known}",
-                               status="unknown", call_id=call_id)
+            return ToolOutcome(name, shown, False, error=self.unknown_tool(name), status="unknown", call_id=call_id)
         if isinstance(params, str):
             return ToolOutcome(name, shown, False, status="invalid", call_id=call_id,
                                error=f"the arguments for '{name}' are not a JSON object: {params[:200]!r}")
@@ -186,13 +174,29 @@ class ToolRunner:
             return ToolOutcome(name, clean, False, error=reason, status="refused", call_id=call_id, approval=how)
         return entry, clean, call_id, how
 
+    def unknown_tool(self, name: str) -> str:
+        """Why there is no tool ``name`` to call: a file that failed to load it, or that it does not exist."""
+        known = ", ".join(self.registry.names()) or "(none)"
+        why_missing = getattr(self.registry, "why_missing", None)  # registry-shaped objects may lack it
+        reason = why_missing(name) if callable(why_missing) else None
+        if reason:
+            return f"{reason}; available tools: {known}"
+        return f"unknown tool '{name}'; available tools: {known}"
+
     def _start(self, entry: Any, params: dict[str, Any], call_id: str, how: str):
         box: dict[str, Any] = {}
         done = threading.Event()
+        timeout = self.timeout_for(entry.manifest)
+        tool = entry.tool
+        language = message_language()  # the message's language travels with a call to a worker
 
         def target() -> None:
             try:
-                box["result"] = entry.tool.execute(dict(params))
+                if isinstance(tool, RemoteTool):
+                    box["settled"] = tool.run(dict(params), timeout=timeout, max_chars=self.max_output_chars,
+                                              language=language)
+                else:
+                    box["result"] = tool.execute(dict(params))
             except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are contained too
                 box["exc"] = exc
             finally:
@@ -202,37 +206,22 @@ class ToolRunner:
         context = contextvars.copy_context()  # the tool sees the turn's context (its message language)
         thread = threading.Thread(target=context.run, args=(target,), name=f"riverse-tool-{entry.name}", daemon=True)
         thread.start()
-        return entry, params, call_id, how, box, done, started
+        return entry, params, call_id, how, box, done, started, timeout
 
-    def _finish(self, entry, params, call_id, how, box, done, started) -> ToolOutcome:
-        timeout = self.timeout_for(entry.manifest)
-        remaining = max(0.0, timeout - (time.perf_counter() - started))
-        finished = done.wait(remaining)
+    def _finish(self, entry, params, call_id, how, box, done, started, timeout) -> ToolOutcome:
+        remote = isinstance(entry.tool, RemoteTool)
+        # A worker enforces the time limit itself; waiting longer only covers starting and loading one.
+        limit = entry.tool.worst_case(timeout) if remote else timeout
+        finished = done.wait(max(0.0, limit - (time.perf_counter() - started)))
         elapsed = int((time.perf_counter() - started) * 1000)
         out = ToolOutcome(entry.name, params, False, duration_ms=elapsed, call_id=call_id, approval=how)
         if not finished:
             out.status = "timeout"
             out.error = f"tool '{entry.name}' did not finish within {timeout:g} s and was abandoned"
             return out
-        if "exc" in box:
-            exc = box["exc"]
-            out.status = "error"
-            detail = str(exc).strip()
-            out.error = f"tool '{entry.name}' raised {type(exc).__name__}" + (f": {detail}" if detail else "")
-            return out
-        result = box.get("result")
-        if not isinstance(result, ToolResult):
-            out.status = "error"
-            out.error = f"tool '{entry.name}' returned {type(result).__name__}, not a ToolResult"
-            return out
-        data = _stringify(result.data)
-        if len(data) > self.max_output_chars:
-            cut = len(data) - self.max_output_chars
-            data = data[: self.max_output_chars] + f"\n[... {cut} more characters cut]"
-        out.data = data
-        if result.success is True:
-            out.success, out.status = True, "ok"
-        else:
-            out.status = "failed"
-            out.error = _stringify(result.error).strip() or f"tool '{entry.name}' reported failure without an error message"
+        settled = box.get("settled") or settle(entry.name, box.get("result"), box.get("exc"), self.max_output_chars,
+                                               path=entry.path)
+        out.status, out.success = settled["status"], settled["success"]
+        out.data, out.error = settled["data"], settled["error"]
+        out.traceback = settled.get("traceback") or ""
         return out

@@ -17,6 +17,8 @@ def _number_text(value: str) -> str:
     return text.replace(",", "") if _THOUSANDS.match(text) else text
 
 RISK_LEVELS = ("read", "write", "network", "execute")
+# From the least to the most a call can do: a call whose parameters name two risks has the later one.
+RISK_ORDER = ("read", "network", "write", "execute")
 
 # Canonical JSON-schema types, plus the Python spellings (str, int, float, bool) that tools may use.
 TYPE_ALIASES = {

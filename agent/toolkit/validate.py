@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,7 @@ def manifest_problems(manifest: Any, language: str | None = None) -> list[Manife
     _check_examples(manifest, found)
     _check_types_and_required(manifest, params, found)
     _check_limits(manifest, found)
+    _check_risk_by_value(manifest, params, found)
     _check_language(manifest, language, found)
     return list(found)
 
@@ -121,6 +123,36 @@ def _check_limits(manifest: Any, found: _Found) -> None:
         found.error(f"timeout must be a positive number of seconds, got {timeout!r}")
     if manifest.risk is not None and manifest.risk not in RISK_LEVELS:
         found.warning(f"unknown risk {manifest.risk!r}; use one of {', '.join(RISK_LEVELS)} (treated as 'read')")
+
+
+def _check_risk_by_value(manifest: Any, params: dict, found: _Found) -> None:
+    """``risk_by_value``: ``{parameter: {value: risk}}``, parameters of the manifest, values the
+    parameter can take (when it is an enum), risks Riverse knows (an unknown one would count as read)."""
+    by_value = manifest.risk_by_value
+    if by_value is None or by_value == {}:
+        return
+    if not isinstance(by_value, dict):
+        found.error(f"risk_by_value must be a dict of {{parameter: {{value: risk}}}}, got {type(by_value).__name__}")
+        return
+    for param, risks in by_value.items():
+        if param not in params:
+            found.error(f"risk_by_value names {param!r}, which is not in parameters")
+        if not isinstance(risks, dict) or not risks:
+            found.error(f"risk_by_value[{param!r}] must be a non-empty dict of {{value: risk}}, e.g. {{'list': 'read'}}")
+            continue
+        spec = (manifest.parameter_types or {}).get(param) if isinstance(manifest.parameter_types, dict) else None
+        allowed = {v if isinstance(v, str) else json.dumps(v) for v in spec} if isinstance(spec, (list, tuple)) else None
+        for value, risk in risks.items():
+            if not isinstance(value, str):
+                found.error(f"risk_by_value[{param!r}]: the value {value!r} must be written as a string")
+            elif allowed is not None and value not in allowed:
+                found.error(f"risk_by_value[{param!r}] names the value {value!r}, which {param!r} cannot take "
+                            f"(its values: {', '.join(sorted(allowed))})")
+            if risk not in RISK_LEVELS:
+                found.error(f"risk_by_value[{param!r}][{value!r}] is {risk!r}; use one of {', '.join(RISK_LEVELS)}")
+    if manifest.risk is None:
+        found.warning("risk_by_value is set but risk is not: calls whose values it does not list count as 'read'; "
+                      "declare risk, the risk of those calls")
 
 
 def _check_language(manifest: Any, language: str | None, found: _Found) -> None:

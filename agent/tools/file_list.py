@@ -1,16 +1,26 @@
 """``file_list``: what is in a folder, inside the folders the settings allow (``file_roots``).
 
 Settings (``tools.file_list``): ``max_entries`` (default 200), ``show_hidden`` (default false).
+
+The folder is checked by name, then opened from its root one name at a time without following links
+(``Roots.open``) and listed through that descriptor (``os.scandir(fd)``), so a folder swapped for a
+link after the check is refused, never listed. Each entry is described from ``lstat``; a link is
+shown as a folder or file only when its real path lies inside a root (and is then opened from that
+root), otherwise as a link out. Named pipes, devices and sockets are named as such, never opened.
+Names are shown with control characters escaped, so a file name cannot forge lines of the listing.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
-from agent.toolkit.paths import PathRefused, Roots, refusal
+from agent.toolkit.descriptors import NotRegular, kind_of
+from agent.toolkit.paths import PathRefused, Roots, kind_name, printable, refusal
 from agent.toolkit.tool_settings import positive_int, switch
 
 MAX_ENTRIES = 200
@@ -143,32 +153,57 @@ class FileListTool(BaseTool):
             if not given.strip() and len(roots.folders) > 1:
                 lines = [pick(_TEXT["roots"], lang)] + [f"{r.shown}/" for r in roots.folders]
                 return ToolResult(success=True, data="\n".join(lines))
-            folder = roots.existing(given)
+            opened = roots.open(given)
         except PathRefused as exc:
             return refusal(exc, lang)
-        if not folder.is_dir():
-            return failure(_TEXT["not_dir"], lang, path=given)
-        section = self.tool_config("file_list")
-        limit = positive_int(section, "max_entries", MAX_ENTRIES)
-        try:
-            children = [p for p in folder.iterdir() if switch(section, "show_hidden") or not p.name.startswith(".")]
         except OSError as exc:
-            return failure(_TEXT["unreadable"], lang, path=given or str(folder), reason=exc.strerror or exc)
-        if not children:
+            return failure(_TEXT["unreadable"], lang, path=given or str(roots.first), reason=exc.strerror or exc)
+        with opened:
+            if not opened.is_dir:
+                return failure(_TEXT["not_dir"], lang, path=given)
+            section = self.tool_config("file_list")
+            hidden = switch(section, "show_hidden")
+            try:
+                with os.scandir(opened.fd) as scan:
+                    rows = [self._describe(e, opened.path, roots) for e in scan if hidden or not e.name.startswith(".")]
+            except OSError as exc:
+                return failure(_TEXT["unreadable"], lang, path=given or str(opened.path), reason=exc.strerror or exc)
+        folder = printable(str(opened.path))
+        if not rows:
             return ToolResult(success=True, data=pick(_TEXT["empty"], lang, path=folder))
-        children.sort(key=lambda p: (not p.is_dir(), p.name.lower()))
-        lines = [pick(_TEXT["header"], lang, path=folder, count=len(children))]
-        lines += [self._describe(child, roots) for child in children[:limit]]
-        if len(children) > limit:
-            lines.append(pick(_TEXT["more"], lang, count=len(children) - limit, limit=limit))
+        limit = positive_int(section, "max_entries", MAX_ENTRIES)
+        rows.sort(key=lambda row: (not row[0], row[1].lower()))
+        lines = [pick(_TEXT["header"], lang, path=folder, count=len(rows))]
+        lines += [text for _, _, text in rows[:limit]]
+        if len(rows) > limit:
+            lines.append(pick(_TEXT["more"], lang, count=len(rows) - limit, limit=limit))
         return ToolResult(success=True, data="\n".join(lines))
 
-    def _describe(self, child: Path, roots: Roots) -> str:
-        if child.is_symlink() and not roots.allows(child):
-            return f"{child.name}@ ({pick(_TEXT['outside_link'], self.language)})"
-        if child.is_dir():
-            return f"{child.name}/"
+    def _describe(self, entry: os.DirEntry, folder: Path, roots: Roots) -> tuple[bool, str, str]:
+        """(is a folder, name, line) for an entry of the open folder, from its ``lstat``; a link is
+        looked at through :meth:`Roots.open_inside` when it leads inside a root."""
+        name = printable(entry.name)
         try:
-            return f"{child.name} ({_size(child.stat().st_size)})"
+            info = entry.stat(follow_symlinks=False)
         except OSError:
-            return child.name
+            return False, name, name
+        if not stat.S_ISLNK(info.st_mode):
+            return self._row(name, info)
+        real = roots.follow(folder / entry.name)
+        if real is None:
+            return False, name, f"{name}@ ({pick(_TEXT['outside_link'], self.language)})"
+        try:
+            with roots.open_inside(real) as target:
+                return self._row(name, target.info)
+        except NotRegular as exc:
+            return False, name, f"{name} ({kind_name(exc.kind, self.language)})"
+        except OSError:
+            return False, name, name
+
+    def _row(self, name: str, info: os.stat_result) -> tuple[bool, str, str]:
+        kind = kind_of(info.st_mode)
+        if kind == "dir":
+            return True, name, f"{name}/"
+        if kind == "file":
+            return False, name, f"{name} ({_size(info.st_size)})"
+        return False, name, f"{name} ({kind_name(kind, self.language)})"

@@ -1,17 +1,24 @@
 """``file_read``: the text of a file inside the folders the settings allow (``file_roots``).
 
 A read returns at most ``max_lines`` lines and ``max_bytes`` bytes from ``start_line``; when the file
-goes on, the result says which ``start_line`` reads the next part. Binary files are refused.
+goes on, the result says which ``start_line`` reads the next part. Binary files are refused, and so
+are named pipes, devices and sockets (checked on the opened descriptor, before anything is read).
+
+The path is checked by name and then opened from its root one name at a time without following
+links (``Roots.open``), so a file swapped for a link after the check is refused, never followed. A
+hard link inside the allowed folders is a file inside them, wherever its other names are.
 
 Settings (``tools.file_read``): ``max_bytes`` (default 65536), ``max_lines`` (default 400).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any, BinaryIO
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
+from agent.toolkit.descriptors import Opened
 from agent.toolkit.paths import PathRefused, Roots, decode, looks_binary, refusal
 from agent.toolkit.tool_settings import positive_int
 
@@ -134,13 +141,16 @@ _TEXT: dict[str, dict[str, str]] = {
 }
 
 
-def _skip_lines(handle: BinaryIO, count: int) -> int:
-    """Move past ``count`` lines, reading in bounded pieces; return how many there were."""
+def _skip_lines(handle: BinaryIO, count: int, budget: int) -> int:
+    """Move past ``count`` lines, reading in bounded pieces and at most about ``budget`` bytes (the
+    file's size when it was opened, so a file that keeps growing cannot keep the read going);
+    return how many lines there were."""
     skipped = 0
-    while skipped < count:
+    while skipped < count and budget > 0:
         piece = handle.readline(MAX_BYTES)
         if not piece:
             break
+        budget -= len(piece)
         if piece.endswith(b"\n"):
             skipped += 1
     return skipped
@@ -163,22 +173,30 @@ class FileReadTool(BaseTool):
         if not given:
             return failure(_TEXT["no_path"], lang)
         try:
-            path = Roots.from_config(self.config).existing(given)
+            opened = Roots.from_config(self.config).open(given)
         except PathRefused as exc:
             return refusal(exc, lang)
-        if path.is_dir():
-            return failure(_TEXT["is_dir"], lang, path=given)
+        except OSError as exc:
+            return failure(_TEXT["unreadable"], lang, path=given, reason=exc.strerror or exc)
+        with opened:
+            if opened.is_dir:
+                return failure(_TEXT["is_dir"], lang, path=given)
+            return self._read(opened, given, params.get("start_line"))
+
+    def _read(self, opened: Opened, given: str, start: Any) -> ToolResult:
+        """The part of the opened regular file that ``start`` asks for, bounded by the settings."""
+        lang = self.language
         section = self.tool_config("file_read")
         max_bytes = positive_int(section, "max_bytes", MAX_BYTES)
         max_lines = positive_int(section, "max_lines", MAX_LINES)
-        start = params.get("start_line")
         start = start if isinstance(start, int) and start > 1 else 1
+        size = opened.info.st_size
         try:
-            with path.open("rb") as handle:
+            with os.fdopen(opened.fd, "rb", closefd=False) as handle:
                 if looks_binary(handle.read(_SNIFF)):
-                    return failure(_TEXT["binary"], lang, path=given, size=path.stat().st_size)
+                    return failure(_TEXT["binary"], lang, path=given, size=size)
                 handle.seek(0)
-                skipped = _skip_lines(handle, start - 1)
+                skipped = _skip_lines(handle, start - 1, max(size, MAX_BYTES))
                 chunk = handle.read(max_bytes)
                 more = bool(handle.read(1))
         except OSError as exc:

@@ -4,7 +4,14 @@ inside the folders the settings allow (``file_roots``).
 The search is case-insensitive. A pattern that is not a valid regular expression is searched as
 plain text; one with a nested repetition such as ``(a+)+``, which can take exponential time on an
 unlucky line, is refused. Hidden files and folders, binary files, files larger than
-``max_file_bytes`` and links leading out of the allowed folders are skipped.
+``max_file_bytes``, links leading out of the allowed folders and named pipes, devices and sockets are
+skipped (the result says how many files were skipped for their size or kind).
+
+The walk goes through descriptors: each folder is listed and each file opened relative to the
+already opened folder, never through a link (``agent.toolkit.descriptors``); a link met on the way is
+followed only when its real path lies inside a root, and is then opened from that root in the same
+way. A folder or file swapped for a link during the search is skipped, never followed, and no file
+is read past ``max_file_bytes``, even one that grows while it is read.
 
 Settings (``tools.grep``): ``max_files`` (files scanned, default 2000), ``max_matches`` (default
 100), ``max_line_chars`` (characters shown of a matching line, default 200), ``max_file_bytes``
@@ -13,7 +20,6 @@ Settings (``tools.grep``): ``max_files`` (files scanned, default 2000), ``max_ma
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +27,8 @@ from typing import Any
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
-from agent.toolkit.paths import PathRefused, Roots, decode, looks_binary, refusal
+from agent.toolkit.descriptors import LinkMet, NotRegular, Opened, open_at, read_at_most, walk
+from agent.toolkit.paths import PathRefused, Roots, decode, looks_binary, printable, refusal
 from agent.toolkit.tool_settings import positive_int
 
 MAX_FILES = 2000
@@ -141,6 +148,16 @@ _TEXT: dict[str, dict[str, str]] = {
         "zh": "[跳过了 {count} 个大于 {limit} 字节的文件]",
         "ja": "[{limit} バイトを超える {count} 個のファイルは飛ばしました]",
     },
+    "unreadable": {
+        "en": "'{path}' cannot be searched: {reason}.",
+        "zh": "无法搜索“{path}”：{reason}。",
+        "ja": "「{path}」を検索できません: {reason}。",
+    },
+    "special": {
+        "en": "[{count} special files (named pipes, devices or sockets) were skipped]",
+        "zh": "[跳过了 {count} 个特殊文件（命名管道、设备或套接字）]",
+        "ja": "[特殊ファイル（名前付きパイプ、デバイス、ソケット）{count} 個は飛ばしました]",
+    },
 }
 
 
@@ -182,17 +199,46 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
         return re.compile(re.escape(pattern), re.IGNORECASE)
 
 
-def _walk(start: Path, roots: Roots) -> Iterator[Path]:
-    """Files under ``start`` in a stable order, skipping hidden ones and links out of the roots."""
-    if start.is_file():
-        yield start
-        return
-    for folder, dirnames, filenames in os.walk(start):  # does not descend into linked folders
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            path = Path(folder) / name
-            if not name.startswith(".") and (not path.is_symlink() or roots.allows(path)):
-                yield path
+def _files(starts: list[Opened], roots: Roots) -> Iterator[tuple[Path, Opened | str]]:
+    """The files to search under ``starts`` in a stable order: each an opened regular file, or the
+    kind of a named pipe, device or socket met on the way (to count it). Hidden names and links out
+    of the roots are left out. The caller closes each opened file; ``starts`` stay open."""
+    for start in starts:
+        if not start.is_dir:
+            yield start.path, start
+            continue
+        entries = walk(start.fd, start.path)
+        try:
+            for path, folder_fd, name in entries:
+                found = _open_entry(roots, folder_fd, name, path)
+                if isinstance(found, Opened) and found.is_dir:  # a link to a folder: not descended
+                    found.close()
+                elif found is not None:
+                    yield path, found
+        finally:
+            entries.close()
+
+
+def _open_entry(roots: Roots, folder_fd: int, name: str, path: Path) -> Opened | str | None:
+    """The entry ``name`` of an open folder: opened, or its kind when it is special, or None when it
+    is a link out of the roots, vanished or was swapped. A link inside is opened from its root."""
+    try:
+        return open_at(folder_fd, name, path)
+    except NotRegular as exc:
+        return exc.kind
+    except LinkMet:
+        pass
+    except OSError:
+        return None
+    real = roots.follow(path)
+    if real is None:
+        return None
+    try:
+        return roots.open_inside(real)
+    except NotRegular as exc:
+        return exc.kind
+    except OSError:
+        return None
 
 
 def _excerpt(line: str, match: re.Match[str], limit: int) -> str:
@@ -226,12 +272,18 @@ class GrepTool(BaseTool):
         given = str(params.get("path") or "").strip()
         try:
             roots = Roots.from_config(self.config)
-            starts = [roots.existing(given)] if given else [r.real for r in roots.folders]
+            starts = [roots.open(given)] if given else _open_roots(roots)
         except PathRefused as exc:
             return refusal(exc, lang)
-        return self._search(compile_pattern(pattern), pattern, starts, roots, given or roots.describe())
+        except OSError as exc:
+            return failure(_TEXT["unreadable"], lang, path=given, reason=exc.strerror or exc)
+        try:
+            return self._search(compile_pattern(pattern), pattern, starts, roots, given or roots.describe())
+        finally:
+            for start in starts:
+                start.close()
 
-    def _search(self, regex: re.Pattern[str], pattern: str, starts: list[Path], roots: Roots, where: str) -> ToolResult:
+    def _search(self, regex: re.Pattern[str], pattern: str, starts: list[Opened], roots: Roots, where: str) -> ToolResult:
         lang = self.language
         section = self.tool_config("grep")
         max_files = positive_int(section, "max_files", MAX_FILES)
@@ -239,36 +291,72 @@ class GrepTool(BaseTool):
         max_line = positive_int(section, "max_line_chars", MAX_LINE_CHARS)
         max_bytes = positive_int(section, "max_file_bytes", MAX_FILE_BYTES)
         found: list[str] = []
-        scanned = skipped = 0
+        scanned = large = special = 0
         notes: list[str] = []
-        files = (path for start in starts for path in _walk(start, roots))
-        for path in files:
-            if scanned >= max_files:
-                notes.append(pick(_TEXT["file_cap"], lang, limit=max_files))
-                break
-            scanned += 1
-            try:
-                if path.stat().st_size > max_bytes:
-                    skipped += 1
+        files = _files(starts, roots)
+        try:
+            for path, item in files:
+                if scanned + special >= max_files:
+                    notes.append(pick(_TEXT["file_cap"], lang, limit=max_files))
+                    break
+                if isinstance(item, str):  # a named pipe, device or socket: never read
+                    special += 1
                     continue
-                data = path.read_bytes()
-            except OSError:
-                continue
-            if looks_binary(data[:8192]):
-                continue
-            shown = roots.relative(path)
-            for number, line in enumerate(decode(data).splitlines(), 1):
-                match = regex.search(line, 0, MATCHED_CHARS)
-                if match:
-                    found.append(f"{shown}:{number}: {_excerpt(line, match, max_line)}")
-                    if len(found) >= max_matches:
-                        break
-            if len(found) >= max_matches:
-                notes.append(pick(_TEXT["match_cap"], lang, limit=max_matches))
-                break
-        if skipped:
-            notes.append(pick(_TEXT["skipped"], lang, count=skipped, limit=max_bytes))
+                scanned += 1
+                with item:
+                    data = _contents(item, max_bytes)
+                if data is None:
+                    large += 1
+                    continue
+                if looks_binary(data[:8192]):
+                    continue
+                found += _matches(regex, data, printable(roots.relative(path)), max_line, max_matches - len(found))
+                if len(found) >= max_matches:
+                    notes.append(pick(_TEXT["match_cap"], lang, limit=max_matches))
+                    break
+        finally:
+            files.close()
+        if large:
+            notes.append(pick(_TEXT["skipped"], lang, count=large, limit=max_bytes))
+        if special:
+            notes.append(pick(_TEXT["special"], lang, count=special))
         if not found:
             return ToolResult(success=True, data="\n".join([pick(_TEXT["none"], lang, pattern=pattern, where=where, scanned=scanned), *notes]))
         header = pick(_TEXT["header"], lang, count=len(found), pattern=pattern, where=where, scanned=scanned)
         return ToolResult(success=True, data="\n".join([header, *found, *notes]))
+
+
+def _open_roots(roots: Roots) -> list[Opened]:
+    """Every root, opened; one that cannot be opened (permissions) is left out, as an unreadable
+    folder met while walking is."""
+    opened = []
+    for root in roots.folders:
+        try:
+            opened.append(roots.open_real(root.real, str(root.shown)))
+        except (PathRefused, OSError):
+            continue
+    return opened
+
+
+def _contents(opened: Opened, limit: int) -> bytes | None:
+    """The bytes of an opened file, or None when it has more than ``limit`` (it is then not read
+    further, even if it grew after its size was checked); empty when it cannot be read."""
+    if opened.info.st_size > limit:
+        return None
+    try:
+        data = read_at_most(opened.fd, limit + 1)
+    except OSError:
+        return b""
+    return None if len(data) > limit else data
+
+
+def _matches(regex: re.Pattern[str], data: bytes, shown: str, max_line: int, limit: int) -> list[str]:
+    """At most ``limit`` matching lines of a file's text, as ``path:number: excerpt``."""
+    found: list[str] = []
+    for number, line in enumerate(decode(data).splitlines(), 1):
+        match = regex.search(line, 0, MATCHED_CHARS)
+        if match:
+            found.append(f"{shown}:{number}: {_excerpt(line, match, max_line)}")
+            if len(found) >= limit:
+                break
+    return found

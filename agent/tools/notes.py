@@ -1,9 +1,10 @@
 """``notes``: the user's own notes, remembered across sessions in the Riverse database.
 
 Actions: ``add`` (text), ``search`` (text: a question or keywords), ``list`` (the latest), ``delete``
-(id). The risk is ``write``; the default approval policy for this tool is ``never`` (settings
-``approval.tools.notes``), because it only writes the user's own notes in Riverse's database and a
-deleted note's text stays in the tool-call log (``riverse logs --tool notes``).
+(id). The risk is per action (``risk_by_value``): ``list`` and ``search`` only read, ``add`` and
+``delete`` write, so by default they ask first (``approval.risk.write``; ``approval.tools.notes: never``
+lets every action run without asking). A deleted note's text stays in the tool-call log
+(``riverse logs --tool notes``).
 
 Settings (``tools.notes``): ``max_chars`` of a note (default 2000), ``list_limit`` (default 20),
 ``search_limit`` (default 5).
@@ -158,6 +159,7 @@ class NotesTool(BaseTool):
             parameter_types={"action": list(ACTIONS), "text": "string", "id": "integer"},
             required=["action"],
             risk="write",
+            risk_by_value={"action": {"list": "read", "search": "read", "add": "write", "delete": "write"}},
         )
 
     def execute(self, params: dict) -> ToolResult:

@@ -1,10 +1,13 @@
 """``web_fetch``: GET a web page and return it as readable text.
 
-Only ``http`` and ``https`` URLs are fetched. Before every request (the first and each redirect,
-which are followed by hand) the host is resolved and every address it has must be public: loopback,
-private, link-local, shared, reserved and multicast addresses are refused, so a page cannot steer
-the agent to the user's router, a cloud metadata service or a local admin page. HTML is turned into
-text with BeautifulSoup (scripts, styles and navigation dropped; the title and headings kept).
+Only plain ``http`` and ``https`` URLs are fetched, through the guard in :mod:`agent.toolkit.net`:
+the URL is parsed once and the request built from its parts (ambiguous URLs are refused), the host
+is resolved once and every address it has must be public (loopback, private, link-local, shared,
+reserved and multicast addresses are refused, also inside IPv6 forms), the connection goes to a
+checked address and is checked again once made, each redirect goes through the same steps, and one
+time limit covers the whole fetch, body included. So a page cannot steer the agent to the user's
+router, a cloud metadata service or a local admin page. HTML is turned into text with BeautifulSoup
+(scripts, styles and navigation dropped; the title and headings kept).
 
 Settings (``tools.web_fetch``): ``allow_private`` (default false: allow every address),
 ``allow_hosts`` (host names allowed even though their addresses are private, e.g. ``[nas.local]``),
@@ -14,17 +17,14 @@ Settings (``tools.web_fetch``): ``allow_private`` (default false: allow every ad
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import socket
-import time
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
-import requests
 from bs4 import BeautifulSoup
 
 from agent import __version__
+from agent.toolkit import net
+from agent.toolkit.net import Refused
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.paths import decode
@@ -127,6 +127,19 @@ _TEXT: dict[str, dict[str, str]] = {
         "ja": "拒否しました: {host} は {address}（{kind}アドレス）に解決されるため、web_fetch はアクセスしません。"
               "許可するには settings.yaml の tools.web_fetch.allow_hosts にホストを追加してください（または tools.web_fetch.allow_private: true）。",
     },
+    "ambiguous": {
+        "en": "Refused: '{url}' is ambiguous: {reason}. Write it as a plain address such as https://example.com/page.",
+        "zh": "已拒绝：“{url}”有歧义：{reason}。请写成普通的网址，例如 https://example.com/page。",
+        "ja": "拒否しました: 「{url}」は曖昧です: {reason}。https://example.com/page のような普通のアドレスで書いてください。",
+    },
+    "peer": {
+        "en": "Refused: the connection to {host} reached {address}, a {kind} address, which web_fetch does not visit. "
+              "To allow it, add the host to tools.web_fetch.allow_hosts (or set tools.web_fetch.allow_private: true) in settings.yaml.",
+        "zh": "已拒绝：到 {host} 的连接到达了 {address}，这是{kind}地址，web_fetch 不会访问。"
+              "如需允许，请在 settings.yaml 中把该主机加入 tools.web_fetch.allow_hosts（或设置 tools.web_fetch.allow_private: true）。",
+        "ja": "拒否しました: {host} への接続が {address}（{kind}アドレス）につながったため、web_fetch はアクセスしません。"
+              "許可するには settings.yaml の tools.web_fetch.allow_hosts にホストを追加してください（または tools.web_fetch.allow_private: true）。",
+    },
     "redirected": {
         "en": "(after a redirect from {url}) ",
         "zh": "（由 {url} 重定向后）",
@@ -146,6 +159,14 @@ _TEXT: dict[str, dict[str, str]] = {
         "en": "'{url}' did not answer within {timeout} seconds. Try again later.",
         "zh": "“{url}”在 {timeout} 秒内没有响应，请稍后再试。",
         "ja": "「{url}」が {timeout} 秒以内に応答しませんでした。しばらくしてから再試行してください。",
+    },
+    "slow_body": {
+        "en": "'{url}' was still sending its page when the {timeout}-second limit ran out, so the page was not read. "
+              "Try again later, or raise tools.web_fetch.request_timeout in settings.yaml.",
+        "zh": "“{url}”在 {timeout} 秒的时限用完时仍在发送页面，因此没有读取该页面。"
+              "请稍后再试，或在 settings.yaml 中调高 tools.web_fetch.request_timeout。",
+        "ja": "「{url}」は {timeout} 秒の制限時間が切れてもページを送り続けていたため、読み込みませんでした。"
+              "しばらくしてから再試行するか、settings.yaml の tools.web_fetch.request_timeout を増やしてください。",
     },
     "unreachable": {
         "en": "'{url}' could not be reached: {reason}.",
@@ -181,37 +202,23 @@ _KINDS = {
     "reserved": {"en": "reserved or non-public", "zh": "保留或非公网", "ja": "予約済みまたは非公開"},
     "multicast": {"en": "multicast", "zh": "组播", "ja": "マルチキャスト"},
 }
-
-
-class Refused(Exception):
-    """A URL web_fetch will not visit; ``key`` names the message."""
-
-    def __init__(self, key: str, **values: object):
-        super().__init__(key)
-        self.key = key
-        self.values = values
+_NAMED_AS = {"unspecified": "reserved", "shared": "reserved"}  # kinds the messages call "reserved"
 
 
 def resolve_addresses(host: str, port: int) -> list[str]:
     """Every address ``host`` resolves to (tests replace this to stay off the network)."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return [str(info[4][0]) for info in infos]
+    return net.resolve_addresses(host, port)
 
 
 def address_kind(text: str) -> str | None:
-    """Why an address is not public (a key of :data:`_KINDS`), or None when it is public."""
-    address = ipaddress.ip_address(text.split("%", 1)[0])  # drop an IPv6 zone such as %eth0
-    if isinstance(address, ipaddress.IPv6Address):
-        address = address.ipv4_mapped or address.sixtofour or address
-    if address.is_loopback:
-        return "loopback"
-    if address.is_link_local:
-        return "link-local"
-    if address.is_multicast:
-        return "multicast"
-    if address.is_private and not address.is_reserved and not address.is_unspecified:
-        return "private"
-    return None if address.is_global else "reserved"
+    """Why an address is not public, as a key of :data:`_KINDS`; None when it is public."""
+    kind = net.classify(text)
+    return _NAMED_AS.get(kind, kind) if kind else None
+
+
+def _shown(url: str) -> str:
+    """A URL for a message: control and invisible characters written as escapes."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in url)
 
 
 def html_to_text(markup: bytes, encoding: str | None = None) -> tuple[str, str]:
@@ -253,97 +260,56 @@ class WebFetchTool(BaseTool):
         url = str(params.get("url") or "").strip()
         if not url:
             return failure(_TEXT["no_url"], lang)
-        timeout = positive(self._section, "request_timeout", REQUEST_TIMEOUT)
-        deadline = time.monotonic() + timeout  # for the whole fetch: every redirect and the body
+        section = self._section
+        timeout = positive(section, "request_timeout", REQUEST_TIMEOUT)  # for the whole fetch, body included
+        hosts = section.get("allow_hosts") or []
         try:
-            response, final_url = self._get(url, deadline)
+            with net.open_guarded(
+                url, timeout=timeout, allow_private=switch(section, "allow_private"),
+                allow_hosts=[str(hosts)] if isinstance(hosts, str) else [str(host) for host in hosts],
+                max_redirects=positive_int(section, "max_redirects", MAX_REDIRECTS),
+                headers={"User-Agent": USER_AGENT, "Accept": "text/html,text/plain;q=0.9,*/*;q=0.5"},
+                resolver=lambda host, port: resolve_addresses(host, port),  # looked up when called
+            ) as response:
+                return self._read(response)
         except Refused as exc:
             return self._refusal(exc, url)
-        except requests.Timeout:
-            return failure(_TEXT["timeout"], lang, url=url, timeout=f"{timeout:g}")
-        except requests.RequestException as exc:
-            return failure(_TEXT["unreachable"], lang, url=url, reason=type(exc).__name__)
-        with response:
-            return self._read(response, final_url, deadline)
+        except net.FetchTimeout as exc:
+            key = "slow_body" if exc.stage == "body" else "timeout"
+            return failure(_TEXT[key], lang, url=exc.url, timeout=f"{timeout:g}")
+        except net.FetchFailed as exc:
+            return failure(_TEXT["unreachable"], lang, url=exc.url, reason=exc.reason)
 
     def _refusal(self, exc: Refused, url: str) -> ToolResult:
         lang = self.language
         values = dict(exc.values)
         if "kind" in values:
-            values["kind"] = pick(_KINDS[str(values["kind"])], lang)
+            kind = str(values["kind"])
+            values["kind"] = pick(_KINDS[_NAMED_AS.get(kind, kind)], lang)
+        if "reason" in values:
+            values["reason"] = pick(net.AMBIGUITIES[str(values["reason"])], lang)
+        values["url"] = _shown(str(values.get("url", url)))
         message = pick(_TEXT[exc.key], lang, **values)
-        if values.get("url", url) != url:
-            message = pick(_TEXT["redirected"], lang, url=url) + message
+        if exc.hop:
+            message = pick(_TEXT["redirected"], lang, url=_shown(url)) + message
         return ToolResult(success=False, data="", error=message)
 
-    def check(self, url: str) -> None:
-        """Raise :class:`Refused` unless ``url`` is http(s) and its host has only allowed addresses."""
-        parts = urlsplit(url)
-        if parts.scheme.lower() not in ("http", "https"):
-            raise Refused("scheme", url=url)
-        host = (parts.hostname or "").rstrip(".").lower()
-        if not host:
-            raise Refused("no_host", url=url)
-        section = self._section
-        allowed_hosts = {str(h).rstrip(".").lower() for h in (section.get("allow_hosts") or [])}
-        if switch(section, "allow_private") or host in allowed_hosts:
-            return
-        try:
-            port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-            addresses = resolve_addresses(host, port)
-        except (socket.gaierror, UnicodeError, ValueError):
-            raise Refused("unresolvable", host=host, url=url) from None
-        for address in addresses:
-            kind = address_kind(address)
-            if kind:
-                raise Refused("private", host=host, address=address, kind=kind, url=url)
-
-    def _get(self, url: str, deadline: float) -> tuple[requests.Response, str]:
-        """GET ``url``, following redirects by hand so that every hop is checked before it is visited."""
-        limit = positive_int(self._section, "max_redirects", MAX_REDIRECTS)
-        for _ in range(limit + 1):
-            self.check(url)
-            remaining = max(0.1, deadline - time.monotonic())
-            response = requests.get(
-                url, stream=True, allow_redirects=False, timeout=remaining,
-                headers={"User-Agent": USER_AGENT, "Accept": "text/html,text/plain;q=0.9,*/*;q=0.5"},
-            )
-            location = response.headers.get("Location")
-            if not (response.is_redirect and location):
-                return response, url
-            response.close()
-            url = urljoin(url, location)
-        raise Refused("too_many_redirects", url=url, limit=limit)
-
-    def _read(self, response: requests.Response, url: str, deadline: float) -> ToolResult:
+    def _read(self, response: net.Response) -> ToolResult:
+        """The page's text; the body is read within the fetch's time limit (net.FetchTimeout if not)."""
         lang = self.language
-        if response.status_code >= 400:
-            return failure(_TEXT["status"], lang, url=url, status=response.status_code, reason=response.reason or "")
-        kind = response.headers.get("Content-Type", "text/html").split(";")[0].strip().lower() or "text/html"
+        url = response.url
+        if response.status >= 400:
+            return failure(_TEXT["status"], lang, url=url, status=response.status, reason=response.reason or "")
+        kind = response.content_type.split(";")[0].strip().lower() or "text/html"
         if not kind.startswith(_TEXT_TYPES) and not kind.endswith(("+xml", "+json")):
             return failure(_TEXT["not_text"], lang, url=url, kind=kind)
-        max_bytes = positive_int(self._section, "max_bytes", MAX_BYTES)
-        body = bytearray()
-        try:
-            for chunk in response.iter_content(16384):
-                body += chunk
-                if len(body) >= max_bytes:
-                    del body[max_bytes:]
-                    break
-                if time.monotonic() > deadline:
-                    raise requests.Timeout()
-        except requests.Timeout:
-            timeout = positive(self._section, "request_timeout", REQUEST_TIMEOUT)
-            return failure(_TEXT["timeout"], lang, url=url, timeout=f"{timeout:g}")
-        except requests.RequestException as exc:
-            return failure(_TEXT["unreachable"], lang, url=url, reason=type(exc).__name__)
-        charset = response.encoding if "charset" in response.headers.get("Content-Type", "").lower() else None
-        data = bytes(body)
+        data, cut = response.read(positive_int(self._section, "max_bytes", MAX_BYTES))
+        charset = response.headers.get_content_charset()
         if "html" in kind:
             title, text = html_to_text(data, charset)
         else:
             title, text = "", _decode(data, charset)
-        return ToolResult(success=True, data=self._format(url, title, text, cut=len(data) >= max_bytes))
+        return ToolResult(success=True, data=self._format(url, title, text, cut=cut))
 
     def _format(self, url: str, title: str, text: str, cut: bool) -> str:
         max_chars = positive_int(self._section, "max_chars", MAX_CHARS)

@@ -214,7 +214,8 @@ function showApproval(anchor, request) {
   scrollDown();
 }
 
-// Approvals asked by other clients (the OpenAI API) show up here too.
+// Approvals this browser's turns wait for show up here too, and with a token (whose holders are one
+// owner) those of other clients such as the OpenAI API. The server lists only this client's own.
 async function pollApprovals() {
   if (state.busy || document.hidden) return;
   try {
