@@ -47,6 +47,15 @@ from bench.answers import baseline
 from bench.results import write_section
 
 CASES = Path(__file__).resolve().parent / "cases.yaml"
+#: written by someone who had seen neither the answer step, its prompts nor the other cases
+BLIND_CASES = Path(__file__).resolve().parent / "cases_blind.yaml"
+
+
+def load_cases() -> list[dict[str, Any]]:
+    cases = yaml.safe_load(CASES.read_text(encoding="utf-8"))
+    if BLIND_CASES.exists():
+        cases += yaml.safe_load(BLIND_CASES.read_text(encoding="utf-8"))
+    return cases
 USER_TOOLS = ["currency", "stock_quote"]
 
 
@@ -286,8 +295,9 @@ def report(results: dict[str, list[Answer]], splits: list[str], command: str, pe
         "## Answers",
         "",
         "Answers of the embedded model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, llama.cpp, 2 cores shared, times are noisy)",
-        f"on `bench/answers/cases.yaml`: {len(cases)} messages in English, Chinese and Japanese, written by",
-        "`bench/answers/make_cases.py`: one or two tools that succeeded, failed or partly failed (results given by the",
+        f"on {len(cases)} messages in English, Chinese and Japanese: `bench/answers/cases.yaml`, written by",
+        "`bench/answers/make_cases.py`, and `cases_blind.yaml` (`blind`), written by someone who had seen neither",
+        "the answer step, its prompts nor the other cases. Each: one or two tools that succeeded, failed or partly failed (results given by the",
         "case, no tool runs), and messages no tool answered although they ask for live data (a tool that is off, whose",
         "last call failed, that lacks a value, or none at all). A third are the second or third turn of a conversation",
         "whose earlier answers hold other figures. `holdout` (a third, by a hash of the id) was never looked at while",
@@ -312,7 +322,7 @@ def report(results: dict[str, list[Answer]], splits: list[str], command: str, pe
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=["tune", "holdout", "all"], default="all")
+    parser.add_argument("--split", choices=["tune", "holdout", "blind", "all"], default="all")
     parser.add_argument("--kind", choices=KINDS, action="append", help="only these kinds of case")
     parser.add_argument("--lang", choices=["en", "zh", "ja"], action="append", help="only these languages")
     parser.add_argument("--penalty", type=float, default=None, help="the riverse method's repetition penalty")
@@ -323,7 +333,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="replace the Answers section of bench/RESULTS.md")
     args = parser.parse_args()
 
-    cases = [c for c in yaml.safe_load(CASES.read_text(encoding="utf-8"))
+    cases = [c for c in load_cases()
              if (args.split == "all" or c["split"] == args.split) and (not args.kind or c["kind"] in args.kind)
              and (not args.lang or c["lang"] in args.lang)]
     settings = load_settings()
@@ -351,7 +361,7 @@ def main() -> None:
                   "answer": a.text, "seconds": a.seconds, "model_calls": a.model_calls, "replaced": a.replaced,
                   "tool_chosen": a.tool_chosen, "notices": a.notices, **a.scores} for a in answers] for m, answers in results.items()},
             ensure_ascii=False, indent=1), encoding="utf-8")
-    splits = ["all"] if args.split != "all" else ["tune", "holdout", "all"]
+    splits = ["all"] if args.split != "all" else ["tune", "holdout", "blind", "all"]
     extra = [] if args.no_refusals else [refusals(bench)]
     argv = " ".join(sys.argv[1:])
     text = report(results, splits, f".venv/bin/python -m bench.answers.run {argv}".strip(), penalty, provider.load_seconds,
