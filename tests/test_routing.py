@@ -234,7 +234,9 @@ def test_scored_choice_writes_the_real_keys_and_chooses_enum_values():
     text_filters, id_filters = provider.cursor.filters
     assert text_filters == {"copy_from": "When does my passport expire?", "opening": ' "'}
     assert id_filters["copy_from"] == "When does my passport expire?"
-    assert id_filters["allowed"](b"12") and id_filters["allowed"](b"-3.5") and not id_filters["allowed"](b"twelve")
+    # an integer parameter takes digits only: "0." or "3.5" is no integer
+    assert id_filters["allowed"](b"12") and id_filters["allowed"](b"-3") and not id_filters["allowed"](b"twelve")
+    assert not id_filters["allowed"](b"3.5") and not id_filters["allowed"](b"0.")
 
 
 def test_none_bias_moves_the_decision():

@@ -16,8 +16,10 @@ from agent.providers.base import (
     scored_decoding,
     sentence_vectors,
 )
+from agent.router.context import Context
 from agent.router.options import RouterOptions
-from agent.router.prompt import LINK, Decision, DecisionPrompt, enum_values
+from agent.router.written import ExampleWriter
+from agent.router.prompt import LINK, Decision, DecisionPrompt, enum_values, value_schema
 from agent.router.values import clean_value, foreign, opening, respelled, rewrite, unstated, value_filters
 from agent.toolkit.base import ToolManifest
 
@@ -28,6 +30,15 @@ class Router:
     def __init__(self, options: RouterOptions | None = None):
         self.options = options or RouterOptions()
         self._prompts: dict[str, DecisionPrompt] = {}
+        self.writer = ExampleWriter()
+
+    def with_examples(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool = True) -> list[ToolManifest] | None:
+        """``manifests``, those without examples given examples the model wrote (see
+        :mod:`agent.router.written`; for providers that score decisions, with ``write_examples``);
+        None when some are not written yet and ``write`` is false."""
+        if not self.options.write_examples or scored_decoding(provider) is None:
+            return manifests
+        return self.writer.completed(provider, manifests, language, write)
 
     def prompt(self, manifests: list[ToolManifest], language: str) -> DecisionPrompt:
         key = json.dumps([language, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
@@ -44,6 +55,7 @@ class Router:
         cache = prefix_cache(provider)
         if cache is None or self.is_prepared(provider, manifests, language):
             return False
+        manifests = self.with_examples(provider, manifests, language) or manifests
         prompt = self.prompt(manifests, language)
         cache.prepare_prefix(prompt.prefix)
         vectors = self._vectors(provider)
@@ -59,7 +71,10 @@ class Router:
     def is_prepared(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
         """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
         Asks the provider once; a prompt it has kept is remembered."""
-        prompt = self.prompt(manifests, language)
+        completed = self.with_examples(provider, manifests, language, write=False)
+        if completed is None:
+            return False
+        prompt = self.prompt(completed, language)
         if provider not in prompt.kept_by:
             cache = prefix_cache(provider)
             if cache is not None and not cache.has_prefix(prompt.prefix):
@@ -70,19 +85,26 @@ class Router:
             prompt.kept_by.add(provider)
         return True
 
-    def decide(self, provider: Provider, manifests: list[ToolManifest], text: str, language: str) -> Decision:
-        """The decision for ``text``. Provider errors propagate; unreadable output becomes ``Decision.error``."""
-        prompt = self.prompt(manifests, language)
+    def decide(
+        self, provider: Provider, manifests: list[ToolManifest], text: str, language: str, context: Context | None = None
+    ) -> Decision:
+        """The decision for ``text``, reading the conversation's ``context`` (earlier exchanges and the
+        requests of the same message decided before it). Provider errors propagate; unreadable output
+        becomes ``Decision.error``."""
+        prompt = self.prompt(self.with_examples(provider, manifests, language) or manifests, language)
+        context = context or Context()
         scored = scored_decoding(provider)
         if scored is not None:
-            return self._decide_scored(scored, self._vectors(provider), prompt, text)
-        return self._decide_schema(provider, prompt, text)
+            return self._decide_scored(scored, self._vectors(provider), prompt, text, context)
+        return self._decide_schema(provider, prompt, text, context)
 
     def _decide_scored(
-        self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt, text: str
+        self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt, text: str, context: Context
     ) -> Decision:
         options = self.options
-        with provider.open_reply(prompt.messages(text), keep=len(prompt.prefix)) as cursor:
+        turns = context.turns(prompt.none)
+        source = f"{text}\n{context.text()}" if context else text  # what values may be copied from
+        with provider.open_reply(prompt.messages(text, turns), keep=len(prompt.prefix)) as cursor:
             quote = "" if options.model_quotes else ' "'  # the opening quote: forced, or part of each option
             cursor.extend('{"tool":' + quote)
             labels = {f'{opening(quote)}{name}"': name for name in [*prompt.manifests, prompt.none]}
@@ -114,7 +136,7 @@ class Router:
                     value = max(values, key=lambda v: value_scores[f'{opening(quote)}{v}"'])
                     cursor.extend(f'{opening(quote)}{value}"')
                 else:
-                    value = self._value(cursor, manifest, key, text)
+                    value = self._value(cursor, manifest, key, source)
                 if value:
                     params[key] = value
                 elif key in manifest.required:  # nothing in the message for it: the tool cannot be called
@@ -124,6 +146,8 @@ class Router:
 
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)
+        if value_schema(manifest, key).get("type") in ("number", "integer"):
+            value = value.rstrip(".,")  # "0." is a number begun, not a value; "1,500" stays
         if key not in manifest.required and len(value) == 1 and value.isalpha():
             return ""  # one letter picked out of a sentence (日 of 今日, e of "time") is not a value worth stating
         return value
@@ -149,8 +173,9 @@ class Router:
             return as_said
         return value
 
-    def _decide_schema(self, provider: Provider, prompt: DecisionPrompt, text: str) -> Decision:
-        completion = provider.complete(prompt.messages(text), json_schema=prompt.schema(), max_tokens=200)
+    def _decide_schema(self, provider: Provider, prompt: DecisionPrompt, text: str, context: Context) -> Decision:
+        messages = prompt.messages(text, context.turns(prompt.none))
+        completion = provider.complete(messages, json_schema=prompt.schema(), max_tokens=200)
         if completion.tool_calls:  # a provider may answer with a structured call anyway
             call = completion.tool_calls[0]
             return self._validated(prompt, call.name, call.arguments)

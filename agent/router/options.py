@@ -18,4 +18,6 @@ class RouterOptions:
     copy_numbers: bool = True  # a required number, when the message has digits: copied from the message
     max_value_tokens: int = 40  # per parameter value
     link_weight: float = 6.0  # added to tools with a required "format": "uri" parameter when the message has a link
+    chain_margin: float = 3.0  # another tool within this of the chosen one's score: a second step may follow its result
+    write_examples: bool = True  # tools without examples: the model writes some when the tool prompt is prepared
     model_quotes: bool = True  # opening quotes written with what follows (``"(``, ``"/`` are single tokens)

@@ -51,8 +51,9 @@ class DecisionPrompt:
         # tools that take a link: a message with one is evidence for them
         self.link_tools = {m.name for m in manifests if any(is_link(m, key) for key in m.required)}
 
-    def messages(self, text: str) -> list[dict[str, str]]:
-        return [*self.prefix, {"role": "user", "content": text}]
+    def messages(self, text: str, context: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+        """The prefix, the turns of the conversation the decision reads (``context``), the message."""
+        return [*self.prefix, *(context or []), {"role": "user", "content": text}]
 
     def schema(self) -> dict[str, Any]:
         """The JSON schema of a decision: a real tool with only its own parameters, or none."""
@@ -107,7 +108,12 @@ def is_link(m: ToolManifest, key: str) -> bool:
 
 
 def enum_values(m: ToolManifest, key: str) -> list[str] | None:
-    values = value_schema(m, key).get("enum")
+    """The values a parameter may take, when they are few and named: an enum of strings, or a
+    boolean's ``true`` and ``false`` (chosen by their probabilities, never written freely)."""
+    schema = value_schema(m, key)
+    if schema.get("type") == "boolean":
+        return ["true", "false"]
+    values = schema.get("enum")
     if isinstance(values, list) and values and all(isinstance(v, str) for v in values):
         return values
     return None

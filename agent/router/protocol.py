@@ -19,9 +19,11 @@ from agent.loop.grounding import cut_loop, is_echo, unsupported_figures
 from agent.loop.guard import HeldAnswer, StopAnswer
 from agent.loop.protocols import NativeProtocol
 from agent.providers.base import Completion, ToolCallRequest
+from agent.router.context import Call, Exchange, previous_exchange
 from agent.router.decision import Router
 from agent.router.live_data import LiveDataFinder
 from agent.router.prompt import Decision
+from agent.router.requests import decide_next_step, decide_requests, may_chain
 from agent.router.texts import ANSWER_LANGUAGE, GROUNDED, NOT_LOOKED_UP, PREPARING, UNREADABLE
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.runtime import ToolOutcome
@@ -51,6 +53,9 @@ class RouterProtocol:
     def __init__(self, router: Router | None = None):
         self.router = router or Router()
         self.live_data = LiveDataFinder()
+        #: turns (by their message list) whose decision left another tool nearly as likely: after the
+        #: results, a second step is decided (see :func:`may_chain`)
+        self._may_chain: set[int] = set()
 
     def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
         return pick(prompts.SYSTEM, language)
@@ -66,8 +71,13 @@ class RouterProtocol:
 
     def next(self, agent: "Agent", messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
         question, position, tools_ran = _turn(messages)
+        if not tools_ran:
+            self._may_chain.discard(id(messages))
         language = detect_language(question, agent.language)
         if tools_ran:
+            more = self._next_step(agent, messages, manifests, question, position, language)
+            if more is not None:
+                return more
             bound = self.answer_tokens if agent.grounded else None
             return self._answer(agent, _grounded(messages, question, position, language), emit, bound)
         decision: Decision | None = None
@@ -76,12 +86,17 @@ class RouterProtocol:
         if manifests:
             if not self.router.is_prepared(agent.provider, manifests, language):
                 emit(Event("notice", text=pick(PREPARING, language)))
-            decision = self.router.decide(agent.provider, manifests, question, language)
+            context = previous_exchange(agent.store, agent.conversation_id)
+            decisions = decide_requests(self.router, agent.provider, manifests, question, language, context)
+            decision = decisions[0]
             if decision.error:
                 emit(Event("notice", text=pick(UNREADABLE, agent.language).format(error=decision.error)))
             elif decision.tool is not None:
-                call = ToolCallRequest(name=decision.tool, arguments=decision.params, id="call_router")
-                return Reply(calls=[call], raw=Completion(tool_calls=[call]))
+                calls = [ToolCallRequest(name=d.tool, arguments=d.params, id=f"call_router_{i}")
+                         for i, d in enumerate(decisions) if d.tool is not None]
+                if len(decisions) == 1 and may_chain(decision, self.router.options.chain_margin):
+                    self._may_chain.add(id(messages))
+                return Reply(calls=calls, raw=Completion(tool_calls=calls))
         if agent.grounded:
             none = self.router.prompt(manifests, language).none if manifests else "none"
             live = self.live_data.find(agent, manifests, decision, question, language, none)
@@ -99,6 +114,26 @@ class RouterProtocol:
                 asked = [question, *(m.get("content") or "" for m in messages[1:position] if m.get("role") == "user")]
                 return self._checked_answer(agent, answer_messages, emit, asked, suspect, language)
         return self._answer(agent, answer_messages, emit)
+
+    def _next_step(
+        self, agent: "Agent", messages: list[dict], manifests: list[ToolManifest], question: str, position: int,
+        language: str,
+    ) -> Reply | None:
+        """A call that needs this turn's results (see :func:`decide_next_step`), within ``llm.max_steps``."""
+        if id(messages) not in self._may_chain:
+            return None
+        self._may_chain.discard(id(messages))
+        calls = _calls_of_turn(messages, position)
+        steps = sum(1 for m in messages[position + 1 :] if m.get("tool_calls"))
+        manifests = _in_language(agent, manifests, language)
+        if not manifests or steps >= agent.max_steps or not any(call.ok for call in calls):
+            return None
+        context = previous_exchange(agent.store, agent.conversation_id).then(Exchange(question, calls))
+        decision = decide_next_step(self.router, agent.provider, manifests, question, language, context)
+        if decision is None or decision.tool is None:
+            return None
+        call = ToolCallRequest(name=decision.tool, arguments=decision.params, id=f"call_router_step{steps + 1}")
+        return Reply(calls=[call], raw=Completion(tool_calls=[call]))
 
     def _checked_answer(
         self, agent: "Agent", messages: list[dict], emit: EventCallback, asked: list[str], live: LiveData, language: str
@@ -139,6 +174,23 @@ class RouterProtocol:
         results = messages[len(messages) - len(outcomes) :]
         for message, outcome in zip(results, outcomes):
             message["riverse_success"] = outcome.success
+
+
+def _calls_of_turn(messages: list[dict], position: int) -> list[Call]:
+    """The calls made for the question at ``position`` so far, with what each returned."""
+    results = {m.get("tool_call_id"): m for m in messages[position + 1 :] if m.get("role") == "tool"}
+    calls = []
+    for message in messages[position + 1 :]:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            try:
+                params = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                params = {}
+            result = results.get(call.get("id")) or {}
+            calls.append(Call(function.get("name", ""), params if isinstance(params, dict) else {},
+                              str(result.get("content", "")), bool(result.get("riverse_success", True))))
+    return calls
 
 
 def _in_language(agent: "Agent", manifests: list[ToolManifest], language: str) -> list[ToolManifest]:

@@ -16,15 +16,18 @@ from agent.toolkit.base import ToolManifest
 
 
 _NUMBER = re.compile(rb"-?[0-9][0-9,]*(\.[0-9]*)?|-?")
+_INTEGER = re.compile(rb"-?[0-9][0-9,]*|-?")
 
 
 def value_filters(manifest: ToolManifest, key: str, message: str, options: RouterOptions) -> dict[str, Any]:
     """How a parameter's value may be written: a number for numeric types, and for an optional
     parameter (with ``copy_optional``) a piece of the message, since it is stated there or left out."""
     filters: dict[str, Any] = {}
-    numeric = value_schema(manifest, key).get("type") in ("number", "integer")
+    kind = value_schema(manifest, key).get("type")
+    numeric = kind in ("number", "integer")
     if numeric:
-        filters["allowed"] = lambda text: _NUMBER.fullmatch(text) is not None
+        pattern = _INTEGER if kind == "integer" else _NUMBER
+        filters["allowed"] = lambda text: pattern.fullmatch(text) is not None
     if (options.copy_optional and key not in manifest.required) or (is_link(manifest, key) and LINK.search(message)):
         filters["copy_from"] = message
     elif numeric and options.copy_numbers and re.search(r"[0-9]", message):

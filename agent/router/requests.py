@@ -1,0 +1,141 @@
+"""Every request of a message: "the weather in Oslo and the time there", "东京几点了？顺便算一下 17*23",
+"大阪と札幌の天気" each ask for two calls.
+
+The message is decided whole first. When it reads as several requests (sentences, or parts joined by
+"also", "顺便", "ついでに", "and", "和", "と" …), each part is decided in turn, reading the parts decided
+before it as a conversation (so "and in Bergen" after the weather in Oslo is the weather again); a
+short part that got no tool ("Paris" of "Paris and London weather") is decided once more after the
+others. The parts win only when they make two or more different calls; otherwise the whole message's
+decision stands, so a single request that happens to contain "and" is decided as before.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from agent.router.context import Call, Context, Exchange
+from agent.router.prompt import Decision
+
+if TYPE_CHECKING:
+    from agent.providers.base import Provider
+    from agent.router.decision import Router
+    from agent.toolkit.base import ToolManifest
+
+#: the most parts a message is decided in (each part costs a decision)
+MAX_PARTS = 4
+#: a part this short (in characters, after trimming) that got no tool is decided again after the others
+FRAGMENT_CHARS = 16
+
+# Between requests: a sentence end followed by more, or a word that adds a request.
+_SENTENCES = re.compile(r"(?<=[?!？！。])\s*|(?<=[.;；])\s+")
+_CONNECTORS = re.compile(
+    r"\s*(?:,\s*)?\b(?:and also|also|as well as|plus|and then|then|after that)\b\s*"
+    r"|\s*[,，、]?\s*(?:顺便(?:再)?(?:帮我)?|还有|另外|以及|然后|并且|同时|ついでに|それと|それから|あと(?=[、,，])|あと、)\s*[,，、]?\s*",
+    re.IGNORECASE,
+)
+# Between parts of one sentence that may each be a request ("Paris and London", "东京和大阪", "大阪と札幌").
+_COORDINATORS = re.compile(r"\s*(?:,\s*)?\band\b\s*|\s*[和跟与及]\s*|(?<=[\u3040-\u30ff\u3400-\u9fff])と|\s*[、，,]\s*", re.IGNORECASE)
+_EDGE = re.compile(r"^[\s,，、.;；]+|[\s,，、;；]+$")
+
+
+def split_requests(text: str) -> list[str]:
+    """The parts of ``text`` that may each be a request: by sentences and connectors, and when that
+    gives one part, by coordinators. A single part when nothing divides it."""
+    parts = _pieces(_SENTENCES, [text])
+    parts = _pieces(_CONNECTORS, parts)
+    if len(parts) == 1:
+        parts = _pieces(_COORDINATORS, parts)
+    return parts[:MAX_PARTS] if len(parts) > 1 else [text.strip()]
+
+
+def _pieces(pattern: re.Pattern, parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        out.extend(piece for piece in (_EDGE.sub("", p) for p in pattern.split(part)) if _meaningful(piece))
+    return out
+
+
+def _meaningful(piece: str) -> bool:
+    return bool(re.search(r"[0-9A-Za-z\u3040-\u30ff\u3400-\u9fff]", piece))
+
+
+def decide_requests(
+    router: "Router", provider: "Provider", manifests: list["ToolManifest"], text: str, language: str, context: Context
+) -> list[Decision]:
+    """The decisions for every request of ``text`` (see the module docstring): one decision, or
+    one per part when the parts make two or more different calls."""
+    whole = router.decide(provider, manifests, text, language, context)
+    parts = split_requests(text)
+    if len(parts) < 2 or whole.error:
+        return [whole]
+    decided: list[tuple[str, Decision]] = []
+    so_far = context
+    for part in parts:
+        decision = router.decide(provider, manifests, part, language, so_far)
+        decided.append((part, decision))
+        so_far = so_far.then(_exchange(part, decision))
+    if any(d.tool for _, d in decided):
+        for i, (part, decision) in enumerate(decided):
+            if decision.tool is None and len(part.strip()) <= FRAGMENT_CHARS:
+                others = Context([*context.exchanges, *(_exchange(p, d) for j, (p, d) in enumerate(decided) if j != i and d.tool)])
+                decided[i] = (part, router.decide(provider, manifests, part, language, others))
+    calls = _distinct([d for _, d in decided if d.tool is not None and not d.error])
+    return calls if len(calls) >= 2 else [whole]
+
+
+def _exchange(part: str, decision: Decision) -> Exchange:
+    return Exchange(part, [Call(decision.tool, decision.params)] if decision.tool else [])
+
+
+def _distinct(decisions: list[Decision]) -> list[Decision]:
+    seen: set[str] = set()
+    out = []
+    for decision in decisions:
+        key = _key(decision.tool, decision.params)
+        if key not in seen:
+            seen.add(key)
+            out.append(decision)
+    return out
+
+
+def decide_next_step(
+    router: "Router", provider: "Provider", manifests: list["ToolManifest"], text: str, language: str, context: Context
+) -> Decision | None:
+    """A further call that ``text`` needs once the calls of this turn returned (``context`` ends with
+    this turn's exchange, results included): "how warm is it in Lima in Fahrenheit" converts the
+    temperature the weather call gave. Only a call that takes a value from a result (one the message
+    does not state) and that was not made already counts; else None, and the turn is answered."""
+    decision = router.decide(provider, manifests, text, language, context)
+    if decision.tool is None or decision.error:
+        return None
+    made = {_key(call.tool, call.params) for call in context.calls}
+    if _key(decision.tool, decision.params) in made:
+        return None
+    results = " ".join(call.result for call in context.exchanges[-1].calls if call.ok)
+    from_result = [v for v in decision.params.values() if _folded(v) and _folded(v) in _folded(results)
+                   and _folded(v) not in _folded(text)]
+    return decision if from_result else None
+
+
+def _key(tool: str | None, params: dict) -> str:
+    return json.dumps([tool, params], sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _folded(value: object) -> str:
+    return re.sub(r"\s+", "", str(value)).casefold()
+
+
+def may_chain(decision: Decision, margin: float) -> bool:
+    """Whether another tool scored within ``margin`` of the chosen one, and above no tool: the message
+    may ask for a further call once this one returns ("in Fahrenheit" after the weather). Only
+    decisions scored from the model's probabilities say so; others never chain."""
+    scores = decision.scores
+    if decision.tool is None or decision.tool not in scores:
+        return False
+    nones = [scores[name] for name in ("none", "no_tool") if name in scores and name != decision.tool]
+    floor = max(nones) if nones else float("-inf")
+    best = scores[decision.tool]
+    return any(score >= best - margin and score > floor for name, score in scores.items()
+               if name != decision.tool and name not in ("none", "no_tool"))

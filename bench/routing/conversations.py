@@ -1,0 +1,286 @@
+"""Routing in conversations: follow-ups, several requests in one message, and tools that come without
+examples (as from MCP servers or OpenAPI), decided by the embedded model.
+
+Case files (in ``bench/routing/sets/``; ``blind_*`` files written by someone who had seen neither the
+router, its prompts nor the other cases):
+
+- ``conversations.yaml``: a message after 1-3 earlier exchanges (their calls and results), and the
+  calls it should lead to (follow-ups, references to an earlier result, a switch of subject, small talk);
+- ``multi.yaml``: messages with two or three requests, and every call they should lead to (``chain``
+  cases: the calls that need an earlier result are counted apart, see below);
+- ``toolsets/NAME.json`` (tools as an MCP server's ``tools/list`` gives them) with ``toolsets/NAME.yaml``
+  (messages, a third of them fitting no tool of the set).
+
+Methods, in the same run, case by case in turn:
+
+- ``riverse``: the router as the agent loop uses it (the previous exchange as context, every request
+  of the message, see :mod:`agent.router.requests`);
+- ``message alone``: the router deciding the message alone, once (how it decided before).
+
+A case is right when the calls made are exactly the expected ones (tool, and the expected parameters
+by ``params_match``), none missing and none extra. For chains, ``riverse`` is given the first calls'
+results and the second step is decided as the loop would (bounded by ``llm.max_steps``).
+
+    .venv/bin/python -m bench.routing.conversations --write
+    .venv/bin/python -m bench.routing.conversations --set multi --split tune
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agent.config import load_settings
+from agent.evaluation.scoring import params_match
+from agent.providers.llama import LocalProvider
+from agent.router import Router
+from agent.router.context import Call, Context, Exchange
+from agent.router.requests import decide_next_step, decide_requests, may_chain
+from agent.toolkit.base import ToolManifest
+from bench.results import write_section
+from bench.routing.run import manifests_for, scored_tools
+
+SETS = Path(__file__).resolve().parent / "sets"
+KINDS = ("conversations", "multi", "toolsets")
+
+
+@dataclass
+class Outcome:
+    case: dict[str, Any]
+    method: str
+    calls: list[tuple[str, dict[str, Any]]]
+    seconds: float
+    right: bool = False
+    tool_right: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------------------ cases
+def load(kind: str) -> list[dict[str, Any]]:
+    if kind == "toolsets":
+        cases = []
+        for path in sorted((SETS / "toolsets").glob("*.yaml")):
+            for case in yaml.safe_load(path.read_text(encoding="utf-8")):
+                cases.append({**case, "set": "toolsets", "toolset": path.stem})
+        return cases
+    cases = []
+    for path in sorted(SETS.glob(f"*{kind}.yaml")):
+        cases.extend({**case, "set": kind} for case in yaml.safe_load(path.read_text(encoding="utf-8")))
+    return cases
+
+
+def toolset_manifests(name: str) -> tuple[list[ToolManifest], dict[str, ToolManifest]]:
+    """The tools of ``toolsets/NAME.json`` as manifests: description and JSON schema, no examples."""
+    data = json.loads((SETS / "toolsets" / f"{name}.json").read_text(encoding="utf-8"))
+    manifests = []
+    for tool in data["tools"]:
+        schema = tool.get("inputSchema") or {}
+        properties = schema.get("properties") or {}
+        manifests.append(ToolManifest(
+            name=tool["name"], description=tool.get("description", ""),
+            parameters={key: str(prop.get("description", "")) for key, prop in properties.items()},
+            parameter_types={key: prop for key, prop in properties.items()},
+            required=[key for key in schema.get("required") or [] if key in properties],
+        ))
+    return manifests, {m.name: m for m in manifests}
+
+
+def context_of(case: dict[str, Any]) -> Context:
+    """The case's last earlier exchange (its user message and the calls of the assistant's turn)."""
+    history = case.get("history") or []
+    exchanges: list[Exchange] = []
+    for message in history:
+        if message["role"] == "user":
+            exchanges.append(Exchange(message["content"]))
+        elif exchanges:
+            exchanges[-1].calls.extend(Call(c["tool"], c.get("params") or {}, str(c.get("result", "")), True)
+                                       for c in message.get("calls") or [])
+    return Context(exchanges[-1:])
+
+
+def expected_calls(case: dict[str, Any]) -> list[dict[str, Any]]:
+    if case["set"] == "toolsets":
+        return [] if case.get("tool") is None else [{"tool": case["tool"], "params": case.get("params") or {}}]
+    return list(case.get("calls") or [])
+
+
+# ---------------------------------------------------------------------------------------- scoring
+def matches(expected: list[dict[str, Any]], got: list[tuple[str, dict[str, Any]]], manifests: dict[str, Any]) -> tuple[bool, bool]:
+    """(every call right and none extra, the same tools chosen)."""
+    tools_right = sorted(e["tool"] for e in expected) == sorted(name for name, _ in got)
+    left = list(got)
+    for want in expected:
+        found = next((i for i, (name, params) in enumerate(left) if name == want["tool"]
+                      and _params_ok(manifests.get(name), want.get("params") or {}, params)), None)
+        if found is None:
+            return False, tools_right
+        left.pop(found)
+    return not left, tools_right
+
+
+def _params_ok(entry: Any, expected: dict[str, Any], params: dict[str, Any]) -> bool:
+    if entry is None:
+        return False
+    if isinstance(entry, ToolManifest):
+        return params_match(entry, expected, params)
+    return params_match(entry.manifest, expected, params, entry.tool)
+
+
+# ---------------------------------------------------------------------------------------- running
+class Bench:
+    def __init__(self, provider: LocalProvider, router: Router):
+        self.provider = provider
+        self.router = router
+        self._manifests: dict[str, list[ToolManifest]] = {}
+
+    def manifests(self, case: dict[str, Any]) -> tuple[list[ToolManifest], dict[str, Any]]:
+        if case["set"] == "toolsets":
+            return toolset_manifests(case["toolset"])
+        language = case["lang"]
+        if language not in self._manifests:
+            self._manifests[language] = manifests_for(language)
+        return self._manifests[language], scored_tools()
+
+    def decide(self, case: dict[str, Any], method: str) -> Outcome:
+        manifests, scorers = self.manifests(case)
+        language = case["lang"]
+        started = time.perf_counter()
+        if method == "riverse":
+            context = context_of(case) if case["set"] == "conversations" else Context()
+            decisions = decide_requests(self.router, self.provider, manifests, case["message"], language, context)
+        else:
+            decisions = [self.router.decide(self.provider, manifests, case["message"], language)]
+        calls = [(d.tool, d.params) for d in decisions if d.tool is not None]
+        if method == "riverse" and case.get("results") and len(decisions) == 1 \
+                and may_chain(decisions[0], self.router.options.chain_margin):
+            step = self.second_step(case, manifests, scorers, calls)
+            if step is not None:
+                calls.append(step)
+        seconds = time.perf_counter() - started
+        right, tool_right = matches(expected_calls(case), calls, scorers)
+        return Outcome(case, method, calls, seconds, right, tool_right)
+
+
+    def second_step(self, case: dict[str, Any], manifests: list[ToolManifest], scorers: dict[str, Any],
+                    calls: list[tuple[str, dict[str, Any]]]) -> tuple[str, dict[str, Any]] | None:
+        """The chain's next call, given the case's results for the first calls that were made right."""
+        expected = expected_calls(case)
+        made = []
+        for index, result in (case.get("results") or {}).items():
+            want = expected[int(index)]
+            if any(name == want["tool"] and _params_ok(scorers.get(name), want.get("params") or {}, params)
+                   for name, params in calls):
+                made.append(Call(want["tool"], want.get("params") or {}, str(result), True))
+        if not made:
+            return None
+        context = Context([Exchange(case["message"], made)])
+        decision = decide_next_step(self.router, self.provider, manifests, case["message"], case["lang"], context)
+        return (decision.tool, decision.params) if decision is not None and decision.tool else None
+
+
+def run(bench: Bench, cases: list[dict[str, Any]], methods: list[str]) -> dict[str, list[Outcome]]:
+    results: dict[str, list[Outcome]] = {m: [] for m in methods}
+    for n, case in enumerate(cases, 1):
+        for method in methods if n % 2 else list(reversed(methods)):
+            results[method].append(bench.decide(case, method))
+        shown = "  ".join(f"{m}={'✓' if r[-1].right else '✗'}{r[-1].calls}" for m, r in results.items())
+        print(f"{case['id']:<28} {shown}"[:300], file=sys.stderr, flush=True)
+    return results
+
+
+# ----------------------------------------------------------------------------------------- report
+def _rate(values: list[bool]) -> str:
+    return f"{sum(values) / len(values):.1%}" if values else "–"
+
+
+def groups(cases_of: list[Outcome]) -> list[tuple[str, list[Outcome]]]:
+    out: list[tuple[str, list[Outcome]]] = []
+    for kind in KINDS:
+        of_kind = [o for o in cases_of if o.case["set"] == kind]
+        if not of_kind:
+            continue
+        for split in ("tune", "holdout", "blind"):
+            part = [o for o in of_kind if o.case["split"] == split]
+            if part:
+                out.append((f"{kind} · {split}", part))
+        sub = "kind" if kind != "toolsets" else "toolset"
+        for value in sorted({str(o.case.get(sub)) for o in of_kind}):
+            out.append((f"{kind} · {value}", [o for o in of_kind if str(o.case.get(sub)) == value]))
+        for language in ("en", "zh", "ja"):
+            out.append((f"{kind} · {language}", [o for o in of_kind if o.case["lang"] == language]))
+    return out
+
+
+def table(results: dict[str, list[Outcome]]) -> list[str]:
+    lines = ["| cases | n | method | all calls right | tools right | no tool right | median s |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+    methods = list(results)
+    for label, outcomes in groups(results[methods[0]]):
+        ids = {o.case["id"] for o in outcomes}
+        for method in methods:
+            chosen = [o for o in results[method] if o.case["id"] in ids]
+            nones = [o for o in chosen if not expected_calls(o.case)]
+            median = statistics.median(o.seconds for o in chosen)
+            lines.append(f"| {label} | {len(chosen)} | {method} | {_rate([o.right for o in chosen])} "
+                         f"| {_rate([o.tool_right for o in chosen])} | {_rate([o.right for o in nones])} | {median:.2f} |")
+    return lines
+
+
+def report(results: dict[str, list[Outcome]], command: str, load: float) -> str:
+    return "\n".join([
+        "## Routing in conversations",
+        "",
+        "Decisions of the embedded model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, llama.cpp, 2 cores shared, times noisy)",
+        "on `bench/routing/sets/`: follow-ups after earlier exchanges (`conversations`), messages with two or three",
+        "requests (`multi`), and tool sets without examples written as MCP or OpenAPI tool lists (`toolsets`, a third",
+        "of their messages fitting no tool). `riverse`: the router with the previous exchange as context and every",
+        "request of a message; `message alone`: the router deciding the message alone, once, as before. Right: the",
+        "calls made are exactly the expected ones (tools and their key parameters), none extra. `blind` sets were",
+        "written by someone who had seen neither the router nor the other cases.",
+        f"Command: `{command}`",
+        "",
+        *table(results),
+        "",
+        f"Model load: {load:.2f} s.",
+    ]) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=KINDS, action="append", help="only these case sets")
+    parser.add_argument("--split", choices=["tune", "holdout", "blind", "all"], default="all")
+    parser.add_argument("--lang", choices=["en", "zh", "ja"], action="append")
+    parser.add_argument("--only", choices=["riverse", "message alone"], help="one method (while tuning)")
+    parser.add_argument("--dump", metavar="FILE")
+    parser.add_argument("--write", action="store_true", help="replace the section of bench/RESULTS.md")
+    args = parser.parse_args()
+    cases = [c for kind in (args.set or KINDS) for c in load(kind)
+             if (args.split == "all" or c["split"] == args.split) and (not args.lang or c["lang"] in args.lang)]
+    settings = load_settings()
+    provider = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=settings.llm.n_ctx,
+                             n_threads=settings.llm.n_threads, temperature=0.0, language="en")
+    provider.load()
+    methods = [args.only] if args.only else ["riverse", "message alone"]
+    results = run(Bench(provider, Router()), cases, methods)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps({m: [{"id": o.case["id"], "calls": o.calls, "right": o.right,
+                                                    "expected": expected_calls(o.case), "seconds": o.seconds}
+                                                   for o in outs] for m, outs in results.items()},
+                                              ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    argv = " ".join(sys.argv[1:])
+    text = report(results, f".venv/bin/python -m bench.routing.conversations {argv}".strip(), provider.load_seconds)
+    print(text)
+    if args.write:
+        write_section("routing-conversations", text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""Decisions that read the conversation, every request of a message, and a second step after a result
+(agent.router.context, agent.router.requests), with a stand-in router that decides by rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent.router.context import Call, Context, Exchange, previous_exchange
+from agent.router.prompt import Decision
+from agent.router.requests import decide_next_step, decide_requests, may_chain, split_requests
+from agent.storage import open_store
+from agent.toolkit.runtime import ToolOutcome
+
+
+@pytest.mark.parametrize(
+    "text,parts",
+    [
+        ("What's the weather in Oslo and what time is it there?", ["What's the weather in Oslo", "what time is it there?"]),
+        ("weather in Paris and London", ["weather in Paris", "London"]),
+        ("东京现在几点？顺便算一下 17*23", ["东京现在几点？", "算一下 17*23"]),
+        ("大阪と札幌の天気を教えて", ["大阪", "札幌の天気を教えて"]),
+        ("東京は今何時？ついでに 17*23 も計算して", ["東京は今何時？", "17*23 も計算して"]),
+        ("convert 5 km to miles, also what is 2**10", ["convert 5 km to miles", "what is 2**10"]),
+        ("What is 17*23?", ["What is 17*23?"]),
+        ("what is 3.5 + 2", ["what is 3.5 + 2"]),
+        ("How warm is it in Lima in Fahrenheit?", ["How warm is it in Lima in Fahrenheit?"]),
+    ],
+)
+def test_a_message_is_divided_where_requests_may_meet(text, parts):
+    assert split_requests(text) == parts
+
+
+class RuleRouter:
+    """Decides by the message and the context it is given, and records what it was asked."""
+
+    def __init__(self, rules):
+        self.rules = rules
+        self.asked: list[tuple[str, Context]] = []
+
+    def decide(self, provider, manifests, text, language, context=None):
+        context = context or Context()
+        self.asked.append((text, context))
+        return self.rules(text, context)
+
+
+def weather_rules(text: str, context: Context) -> Decision:
+    for city in ("Oslo", "Bergen", "Paris", "London", "Lima"):
+        if city in text:
+            tool = "current_time" if "time" in text else "weather"
+            return Decision(tool, {"city" if tool == "weather" else "timezone": city},
+                            scores={tool: -0.5, "none": -6.0})
+    if "there" in text and context.calls:  # "what time is it there?" after the weather in a city
+        return Decision("current_time", {"timezone": context.calls[-1].params.get("city", "")})
+    return Decision(None, scores={"none": -0.1})
+
+
+def test_two_requests_get_two_calls_and_the_second_reads_the_first():
+    router = RuleRouter(weather_rules)
+    decisions = decide_requests(router, None, [], "What's the weather in Oslo and what time is it there?", "en", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("weather", {"city": "Oslo"}), ("current_time", {"timezone": "Oslo"})]
+    # the part "what time is it there?" was decided after the part before it
+    text, context = router.asked[2]
+    assert text == "what time is it there?" and context.exchanges[-1].message == "What's the weather in Oslo"
+
+
+def test_the_same_tool_twice_and_a_short_part_decided_again_after_the_others():
+    def rules(text, context):
+        if text == "London" and not context.calls:
+            return Decision(None)  # a bare name alone is no request ...
+        if text == "London":
+            return Decision("weather", {"city": "London"})  # ... after the weather in Paris it is
+        return weather_rules(text, context)
+
+    decisions = decide_requests(RuleRouter(rules), None, [], "weather in Paris and London", "en", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("weather", {"city": "Paris"}), ("weather", {"city": "London"})]
+
+
+def test_a_single_request_with_and_keeps_the_whole_messages_decision():
+    def rules(text, context):
+        if text == "Tom":
+            return Decision("weather", {"city": "Tom"})
+        return Decision(None)
+
+    router = RuleRouter(rules)
+    decisions = decide_requests(router, None, [], "Tom and Jerry is a cartoon", "en", Context())
+    assert [d.tool for d in decisions] == [None]  # one call from the parts is not two requests
+
+
+def test_identical_calls_from_two_parts_are_made_once():
+    def rules(text, context):
+        return Decision("weather", {"city": "Paris"}) if "Paris" in text or "weather" in text else Decision(None)
+
+    decisions = decide_requests(RuleRouter(rules), None, [], "weather in Paris? weather in Paris!", "en", Context())
+    assert len(decisions) == 1
+
+
+def test_a_follow_up_is_decided_with_the_previous_exchange_and_its_results():
+    store = open_store(":memory:")
+    cid = store.new_conversation()
+    store.add_message(cid, "user", "What's the weather in Lima?")
+    store.add_tool_call(cid, ToolOutcome("weather", {"city": "Lima"}, True, data="Lima: 18°C, Clear"))
+    store.add_message(cid, "assistant", "It's 18°C in Lima.")
+    store.add_message(cid, "user", "convert that to Fahrenheit")
+    context = previous_exchange(store, cid)
+    assert [e.message for e in context.exchanges] == ["What's the weather in Lima?"]
+    assert [(c.tool, c.params, c.result) for c in context.calls] == [("weather", {"city": "Lima"}, "Lima: 18°C, Clear")]
+    turns = context.turns("none")
+    assert turns[0] == {"role": "user", "content": "What's the weather in Lima?"}
+    assert json.loads(turns[1]["content"]) == {"tool": "weather", "params": {"city": "Lima"}, "result": "Lima: 18°C, Clear"}
+    assert "18°C" in context.text()
+
+
+def test_no_context_at_the_start_of_a_conversation_or_after_a_turn_without_tools():
+    store = open_store(":memory:")
+    cid = store.new_conversation()
+    store.add_message(cid, "user", "hello")
+    assert not previous_exchange(store, cid)
+    store.add_message(cid, "assistant", "Hi!")
+    store.add_message(cid, "user", "thanks")
+    context = previous_exchange(store, cid)
+    assert context.turns("none")[1] == {"role": "assistant", "content": '{"tool": "none"}'}
+    assert previous_exchange(store, None).exchanges == []
+
+
+def test_a_failed_earlier_call_is_written_as_failed():
+    exchange = Exchange("weather in Kyiv", [Call("weather", {"city": "Kyiv"}, "service unreachable", ok=False)])
+    assert json.loads(exchange.decision("none"))["result"] == "failed: service unreachable"
+
+
+def test_a_second_step_takes_a_value_from_a_result_only():
+    context = Context([Exchange("How warm is it in Lima in Fahrenheit?",
+                                [Call("weather", {"city": "Lima"}, "Lima: 18°C (feels like 17°C), Clear", True)])])
+
+    def converts(text, ctx):
+        return Decision("unit_convert", {"value": "18", "from_unit": "°C", "to_unit": "°F"})
+
+    step = decide_next_step(RuleRouter(converts), None, [], "How warm is it in Lima in Fahrenheit?", "en", context)
+    assert step is not None and step.params["value"] == "18"
+
+    def repeats(text, ctx):
+        return Decision("weather", {"city": "Lima"})  # the call already made: no second step
+
+    assert decide_next_step(RuleRouter(repeats), None, [], "How warm is it in Lima?", "en", context) is None
+
+    def from_message(text, ctx):
+        return Decision("current_time", {"timezone": "Lima"})  # nothing taken from the result
+
+    assert decide_next_step(RuleRouter(from_message), None, [], "How warm is it in Lima?", "en", context) is None
+
+
+def test_only_a_close_runner_up_lets_a_decision_chain():
+    close = Decision("weather", {"city": "Lima"}, scores={"weather": -1.0, "unit_convert": -2.5, "none": -9.0})
+    far = Decision("weather", {"city": "Lima"}, scores={"weather": -1.0, "unit_convert": -9.0, "none": -5.0})
+    below_none = Decision("weather", {"city": "Lima"}, scores={"weather": -1.0, "unit_convert": -2.5, "none": -2.0})
+    assert may_chain(close, 3.0)
+    assert not may_chain(far, 3.0)
+    assert not may_chain(below_none, 3.0)
+    assert not may_chain(Decision("weather", {"city": "Lima"}), 3.0)  # not scored: never chains
