@@ -2,7 +2,9 @@
 
 Every case of ``cases.yaml`` is decided, on the embedded model and in the same run, by
 
-- the router (``agent.router``, the protocol ``tool_protocol: auto`` picks for the local model), and
+- the router (``agent.router``, the protocol ``tool_protocol: auto`` picks for the local model), as the
+  agent loop uses it: every request of the message (:func:`agent.router.requests.decide_requests`), so a
+  single request decided as two calls counts wrong, and
 - a naive baseline: every manifest in one prompt (the JSON protocol's system prompt), a JSON answer
   sampled without constraints, read with the JSON protocol's parser.
 
@@ -47,6 +49,8 @@ from agent.config import load_settings
 from agent.loop.replies import parse_reply
 from agent.providers.llama import LocalProvider
 from agent.router import Router, RouterOptions
+from agent.router.context import Context
+from agent.router.requests import decide_requests
 from agent.tools import ToolRegistry
 from agent.evaluation.scoring import params_match
 from agent.loop.replies import json_end
@@ -162,9 +166,12 @@ def run_cases(provider: LocalProvider, cases: list[dict], methods: dict[str, Any
                 if isinstance(method, Baseline):
                     tool, params, note = method.decide(manifests, lang, case["message"])
                     scores: dict[str, float] = {}
-                else:
-                    decision = method.decide(provider, manifests, case["message"], lang)
+                else:  # as the agent loop decides: every request of the message (one call expected here)
+                    decisions = decide_requests(method, provider, manifests, case["message"], lang, Context())
+                    decision = decisions[0]
                     tool, params, note = decision.tool, decision.params, decision.error
+                    if len(decisions) > 1:  # more calls than the message asks for: wrong
+                        tool = "(" + ", ".join(str(d.tool) for d in decisions) + ")"
                     scores = {"logprobs": decision.logprobs, "nearest": decision.nearest}
                 results[name].append(Outcome(case, tool, params, time.perf_counter() - started, scores, note))
             print(f"{case['id']:<22} " + "  ".join(f"{n}={r[-1].tool}" for n, r in results.items()), file=sys.stderr, flush=True)
