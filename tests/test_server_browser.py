@@ -59,7 +59,7 @@ def browser_page(tmp_path) -> Iterator:
 def answer_from_results(messages, tools) -> str:
     """The scripted model's answer, written from the tool results it was given."""
     results = [m["content"] for m in messages if m["role"] == "tool"]
-    return f"2**10 is 1024 ({results[0]}). The time in Tokyo: {results[1].split(': ', 1)[1]}."
+    return f"`2**10` is 1024 ({results[0]}). The time in Tokyo: {results[1].split(': ', 1)[1]}."  # Markdown
 
 
 def test_page_streams_an_answer_and_shows_each_tool_call(browser_page, riverse_home, tmp_path):
@@ -83,6 +83,7 @@ def test_page_streams_an_answer_and_shows_each_tool_call(browser_page, riverse_h
         answer = page.locator(".msg.assistant:not(.pending) .bubble").last
         answer.wait_for(timeout=15000)
         assert answer.inner_text().startswith("2**10 is 1024 (2**10 = 1024). The time in Tokyo:")
+        assert answer.locator("code").inner_text() == "2**10"
         tools = page.locator(".msg.assistant .tool")
         assert tools.count() == 2
         calc = tools.nth(0)

@@ -475,7 +475,7 @@ async function pollStatus() {
   } catch (e) { /* the next poll tries again */ }
   showStatus();
   const settled = state.status && ["ready", "off", "failed"].includes(state.status.state);
-  if (!settled) setTimeout(pollStatus, 1000);
+  if (!settled) setTimeout(pollStatus, state.status && state.status.state !== "starting" ? 1000 : 250);
 }
 
 async function loadTools() {
