@@ -324,3 +324,17 @@ def test_status_of_a_model_with_nothing_to_prepare_or_preparing_turned_off(river
     off = App(home=str(riverse_home), provider=ScriptedProvider(), overrides={"server.prepare_at_start": False})
     with clients(off, 1) as (client,):
         assert client.get("/api/status").json()["state"] == "off"
+
+
+def test_status_says_why_preparing_failed(riverse_home, monkeypatch):
+    def broken(self):
+        raise OSError("the model file is unreadable")
+
+    monkeypatch.setattr(Readiness, "_preparer", broken)
+    app = App(home=str(riverse_home), provider=ScriptedProvider(default="still answers"))
+    with clients(app, 1) as (client,):
+        wait_until(lambda: client.get("/api/status").json()["state"] == "failed", "the failed state")
+        assert client.get("/api/status").json()["error"] == "the model file is unreadable"
+        with client.stream("POST", "/api/chat", json={"message": "hi"}) as response:
+            body = response.read().decode()
+        assert "still answers" in body  # turns go on; the first message prepares as before

@@ -73,6 +73,8 @@ class Readiness:
     def _preparer(self) -> Callable[[str], None] | None:
         """What prepares one language, or None when this model keeps no prepared prompt."""
         provider = self.app.provider
+        if prefix_cache(provider) is None:  # a model that keeps no prepared prompt: nothing to wait for
+            return None
         if capabilities_of(provider).concurrency == 1:
             provider = QueuedProvider(provider, self.gate, lambda waited_ms: None)
         agent = Agent.from_settings(self.app.settings, provider, self.app.registry, self.app.store)
