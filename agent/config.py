@@ -119,6 +119,9 @@ class ServerSettings(_Section):
     approval_timeout: float = Field(120.0, gt=0, le=3600)
     # turns that run at the same time (each in its own thread); more wait for a free one
     workers: int = Field(16, ge=1, le=256)
+    # prepare the embedded model's tool prompt in English, Chinese and Japanese when the server starts
+    # (in the background; the page shows the progress), so that no first message waits for it
+    prepare_at_start: bool = True
 
 
 class Settings(_Section):

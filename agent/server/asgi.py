@@ -22,6 +22,7 @@ from agent.server.errors import install_error_handlers
 from agent.server.limits import BodyLimit
 from agent.server.openai_api import router as openai_router
 from agent.server.owners import ClientSessions
+from agent.server.readiness import Readiness
 from agent.server.riverse_api import router as riverse_router
 from agent.server.turns import TurnService
 
@@ -32,9 +33,11 @@ def create_app(app: App, *, host: str | None = None) -> FastAPI:
     """The application for ``app``; ``host`` is the address it will be bound to (default: the settings')."""
     settings = app.settings
     turns = TurnService(app)
+    readiness = Readiness(app, turns.gate)
 
     @asynccontextmanager
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:
+        readiness.start()
         yield
         turns.close()
 
@@ -42,6 +45,7 @@ def create_app(app: App, *, host: str | None = None) -> FastAPI:
     api = FastAPI(title="Riverse", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     api.state.riverse = app
     api.state.turns = turns
+    api.state.readiness = readiness
     install_error_handlers(api)
     api.include_router(openai_router)
     api.include_router(riverse_router)
@@ -50,6 +54,10 @@ def create_app(app: App, *, host: str | None = None) -> FastAPI:
     @api.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @api.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(WEB_DIR / "favicon.svg", media_type="image/svg+xml")
 
     # The last added runs first: the body limit, then who may talk at all, then which client this is.
     api.add_middleware(ClientSessions, token=settings.server.token)

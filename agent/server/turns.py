@@ -43,7 +43,9 @@ from agent.providers.base import (
     sentence_vectors,
 )
 from agent.server.errors import ApiError
+from agent.router.texts import PREPARING
 from agent.server.owners import Client
+from agent.server.stopping import StoppableProvider, TurnStopped
 from agent.toolkit.runtime import ApprovalRequest
 
 log = logging.getLogger("riverse.server")
@@ -240,7 +242,9 @@ class Approvals:
 @dataclass
 class TurnEvent:
     """What a client is told while a turn runs: ``text``, ``tool_start``, ``tool_end``,
-    ``approval_request``, ``notice``, ``queue``, then ``done`` or ``error``."""
+    ``approval_request``, ``notice``, ``queue``, then ``done`` (``stopped`` true when the user stopped
+    it) or ``error``. A notice the page words itself carries a ``code`` (``preparing``,
+    ``approval_timeout``) besides its text."""
 
     kind: str
     data: dict[str, Any]
@@ -250,8 +254,11 @@ class Turn:
     """One running turn: its events for the event loop, and how long it queued for the model."""
 
     def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None):
+        self.id = uuid.uuid4().hex
         self.conversation_id = conversation_id
         self.owner = owner
+        self.stop = threading.Event()  # set by the user's Stop (see agent.server.stopping)
+        self.said = ""  # the answer's text streamed so far, kept when the turn is stopped
         self.queue_wait_ms = 0.0
         self.approval_ids: list[str] = []
         self._loop = loop
@@ -266,10 +273,17 @@ class Turn:
 
     def on_agent_event(self, event: Event) -> None:
         if event.kind == "tool_end" and event.outcome is not None:
-            self.emit("tool_end", **event.outcome.as_dict())
-        elif event.kind == "tool_start":
+            self.emit("tool_end", **event.outcome.as_dict())  # a stopped tool's end is still shown
+            return
+        if self.stop.is_set():
+            raise TurnStopped("the turn was stopped")
+        if event.kind == "tool_start":
             self.emit("tool_start", name=event.name, params=event.params)
+        elif event.kind == "notice" and event.text in PREPARING.values():
+            self.emit("notice", text=event.text, code="preparing")
         else:  # text, notice
+            if event.kind == "text":
+                self.said += event.text
             self.emit(event.kind, text=event.text)
 
     @property
@@ -283,7 +297,11 @@ class Turn:
 
     def finish(self, result: TurnResult) -> None:
         self.emit("done", answer=result.answer, conversation_id=result.conversation_id,
-                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms)
+                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms, stopped=False)
+
+    def stopped(self) -> None:
+        self.emit("done", answer=self.said, conversation_id=self.conversation_id, queue_wait_ms=self.waited_ms,
+                  stopped=True)
 
     def fail(self, error: BaseException) -> None:
         """Report a failed turn: a RiverseError says what to do; anything else stays in the server's log."""
@@ -311,6 +329,7 @@ class TurnService:
         self._pool = ThreadPoolExecutor(max_workers=server.workers, thread_name_prefix="riverse-turn")
         self._allowed: dict[tuple[str | None, str], set[str]] = {}  # (owner, conversation) -> tools approved "always"
         self._allowed_lock = threading.Lock()
+        self._running: dict[str, Turn] = {}  # turn id -> the turn, while it runs
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -323,25 +342,54 @@ class TurnService:
     def start(self, text: str, conversation_id: str, owner: str | None) -> Turn:
         """Start ``owner``'s turn in ``conversation_id`` (which must exist); must be called on the event loop."""
         turn = Turn(conversation_id, asyncio.get_running_loop(), owner)
+        with self._allowed_lock:
+            self._running[turn.id] = turn
         self._pool.submit(self._run, turn, text)
         return turn
+
+    def running_in(self, conversation_id: str) -> bool:
+        """Whether a turn is running in ``conversation_id``."""
+        with self._allowed_lock:
+            return any(t.conversation_id == conversation_id for t in self._running.values())
+
+    def stop(self, turn_id: str, owner: str | None) -> bool:
+        """Stop ``owner``'s running turn ``turn_id``: the model stops writing, a running tool is
+        abandoned, an approval it waits for is refused. False when ``owner`` has no such turn running
+        (ended, or another client's: the same answer, so nobody learns which)."""
+        with self._allowed_lock:
+            turn = self._running.get(turn_id)
+        if turn is None or turn.owner != owner:
+            return False
+        turn.stop.set()
+        for approval_id in list(turn.approval_ids):
+            self.approvals.answer(approval_id, "no", owner)
+        return True
 
     def _run(self, turn: Turn, text: str) -> None:
         try:
             self.app.registry.refresh()  # tool files added or changed since the last turn are picked up
             result = self._agent(turn).ask(text, turn.conversation_id, on_event=turn.on_agent_event)
         except BaseException as exc:  # noqa: BLE001 - reported to the client; only the unexpected is logged
+            if isinstance(exc, TurnStopped) or turn.stop.is_set():  # a provider may wrap what stopped it
+                self.app.store.add_message(turn.conversation_id, "assistant", turn.said)  # what was said is kept
+                turn.stopped()
+                return
             if not isinstance(exc, RiverseError):
                 log.error("turn in conversation %s failed", turn.conversation_id, exc_info=exc)
             turn.fail(exc)
             return
+        finally:
+            with self._allowed_lock:
+                self._running.pop(turn.id, None)
         turn.finish(result)
 
     def _agent(self, turn: Turn) -> Agent:
         provider = self.app.provider
         if capabilities_of(provider).concurrency == 1:
             provider = QueuedProvider(provider, self.gate, turn.on_wait)
+        provider = StoppableProvider(provider, turn.stop)
         agent = Agent.from_settings(self.app.settings, provider, self.app.registry, self.app.store, self._approver(turn))
+        agent.runner.stop = turn.stop
         with self._allowed_lock:
             agent.runner.gate.session_allowed = self._allowed.setdefault((turn.owner, turn.conversation_id), set())
         return agent
@@ -355,7 +403,8 @@ class TurnService:
             answer = self.approvals.wait_for(turn.conversation_id, turn.owner, request, announce)
             if not answer:
                 turn.emit("notice", text=f"nobody answered the approval request for tool '{request.name}' "
-                                         f"within {self.approvals.timeout:g} s; it was refused")
+                                         f"within {self.approvals.timeout:g} s; it was refused",
+                          code="approval_timeout", name=request.name, seconds=self.approvals.timeout)
             return answer or "no"
 
         return approve

@@ -57,6 +57,12 @@ class Store(Protocol):
         """The last ``turns`` user/assistant exchanges, as chat messages."""
         ...
 
+    def drop_messages_from(self, cid: str, message_id: int) -> int:
+        """Remove message ``message_id`` of ``cid`` and every later one (to answer again, or to send an
+        edited message in its place); the tool calls made for them leave the conversation but stay in
+        the log. How many messages were removed."""
+        ...
+
     def add_tool_call(self, cid: str | None, outcome: "ToolOutcome") -> int: ...
 
     def tool_calls(self, limit: int = 20, tool: str | None = None, conversation: str | None = None) -> list[dict[str, Any]]:

@@ -132,6 +132,24 @@ class SQLiteStore:
         )
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
 
+    def drop_messages_from(self, cid: str, message_id: int) -> int:
+        with self._lock:
+            row = self.db.execute("SELECT created_at FROM messages WHERE conversation_id = ? AND id = ?",
+                                  (cid, message_id)).fetchone()
+            if row is None:
+                return 0
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("UPDATE tool_calls SET conversation_id = NULL WHERE conversation_id = ? AND created_at >= ?",
+                                (cid, row["created_at"]))
+                removed = self.db.execute("DELETE FROM messages WHERE conversation_id = ? AND id >= ?",
+                                          (cid, message_id)).rowcount
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+            return removed
+
     # --------------------------------------------------------------- tool calls
     def add_tool_call(self, cid: str | None, outcome: ToolOutcome) -> int:
         cur = self._execute(

@@ -29,7 +29,8 @@ from agent.toolkit.schema import ParameterError, coerce_params
 class ToolOutcome:
     """What one tool call came to. ``status``: ``ok`` (the tool succeeded), ``failed`` (it returned
     success=False), ``error`` (it raised or returned garbage), ``timeout``, ``unknown`` (no such tool),
-    ``invalid`` (bad parameters) or ``refused`` (the user, or the policy, said no)."""
+    ``invalid`` (bad parameters), ``refused`` (the user, or the policy, said no) or ``stopped`` (the
+    user stopped the turn while it ran; it was abandoned)."""
 
     name: str
     params: dict[str, Any]
@@ -128,6 +129,8 @@ class ToolRunner:
         self.max_output_chars = max_output_chars
         self.tool_settings = tool_settings or {}
         self.gate = gate or ApprovalGate()
+        #: set it to abandon the calls still running (the user stopped the turn); they come back ``stopped``
+        self.stop: threading.Event | None = None
 
     @classmethod
     def from_settings(cls, registry: ToolRegistry, settings: Settings, approver: Approver | None = None) -> "ToolRunner":
@@ -212,9 +215,13 @@ class ToolRunner:
         remote = isinstance(entry.tool, RemoteTool)
         # A worker enforces the time limit itself; waiting longer only covers starting and loading one.
         limit = entry.tool.worst_case(timeout) if remote else timeout
-        finished = done.wait(max(0.0, limit - (time.perf_counter() - started)))
+        finished = self._wait(done, started + limit)
         elapsed = int((time.perf_counter() - started) * 1000)
         out = ToolOutcome(entry.name, params, False, duration_ms=elapsed, call_id=call_id, approval=how)
+        if not finished and self.stop is not None and self.stop.is_set():
+            out.status = "stopped"
+            out.error = f"tool '{entry.name}' was stopped by the user before it finished and was abandoned"
+            return out
         if not finished:
             out.status = "timeout"
             out.error = f"tool '{entry.name}' did not finish within {timeout:g} s and was abandoned"
@@ -225,3 +232,14 @@ class ToolRunner:
         out.data, out.error = settled["data"], settled["error"]
         out.traceback = settled.get("traceback") or ""
         return out
+
+    def _wait(self, done: threading.Event, until: float) -> bool:
+        """Wait for a call to finish until ``until`` (a ``perf_counter`` time) or until :attr:`stop` is set."""
+        while True:
+            left = until - time.perf_counter()
+            if self.stop is None:
+                return done.wait(max(0.0, left))
+            if done.wait(max(0.0, min(left, 0.05))):
+                return True
+            if left <= 0.05 or self.stop.is_set():
+                return done.is_set()
