@@ -209,9 +209,10 @@ class ToolRunner:
         return entry, params, call_id, how, box, done, started, timeout
 
     def _finish(self, entry, params, call_id, how, box, done, started, timeout) -> ToolOutcome:
-        remote = isinstance(entry.tool, RemoteTool)
-        # A worker enforces the time limit itself; waiting longer only covers starting and loading one.
-        limit = entry.tool.worst_case(timeout) if remote else timeout
+        # A worker (or an MCP server's link) enforces the time limit itself; waiting longer only covers
+        # starting and loading one.
+        worst_case = getattr(entry.tool, "worst_case", None)
+        limit = worst_case(timeout) if callable(worst_case) else timeout
         finished = done.wait(max(0.0, limit - (time.perf_counter() - started)))
         elapsed = int((time.perf_counter() - started) * 1000)
         out = ToolOutcome(entry.name, params, False, duration_ms=elapsed, call_id=call_id, approval=how)
