@@ -26,7 +26,12 @@ STDERR_TAIL = 400  # characters of a server's error output quoted in a message
 
 
 class McpServerError(RuntimeError):
-    """Something went wrong with one MCP server; the message names it and says what to do."""
+    """Something went wrong with one MCP server; the message names it and says what to do.
+    ``kind``: ``timeout`` (it did not answer in time) or ``error``."""
+
+    def __init__(self, message: str, kind: str = "error"):
+        super().__init__(message)
+        self.kind = kind
 
 
 class EventLoopThread:
@@ -117,7 +122,7 @@ class ServerLink:
         try:
             return background().run(coro, timeout)
         except TimeoutError:
-            raise McpServerError(f"MCP server '{self.name}' did not answer within {timeout:g} s") from None
+            raise McpServerError(f"MCP server '{self.name}' did not answer within {timeout:g} s", "timeout") from None
 
     # ----------------------------------------------------------- the loop
     async def _list_tools(self) -> list[Any]:
@@ -145,10 +150,12 @@ class ServerLink:
         try:
             result = await asyncio.wait_for(client.call_tool(tool, arguments, read_timeout_seconds=timeout), timeout + 1)
         except (asyncio.TimeoutError, TimeoutError):
-            raise McpServerError(f"MCP server '{self.name}' did not answer the call of '{tool}' within {timeout:g} s") from None
+            raise McpServerError(f"MCP server '{self.name}' did not answer the call of '{tool}' within {timeout:g} s",
+                                 "timeout") from None
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
-                raise McpServerError(f"MCP server '{self.name}' did not answer the call of '{tool}' within {timeout:g} s") from None
+                raise McpServerError(f"MCP server '{self.name}' did not answer the call of '{tool}' within "
+                                     f"{timeout:g} s", "timeout") from None
             if exc.code == CONNECTION_CLOSED:
                 await self._failed()
                 raise McpServerError(f"MCP server '{self.name}' ended during the call of '{tool}'; it is started "
@@ -184,7 +191,7 @@ class ServerLink:
         except (asyncio.TimeoutError, TimeoutError):
             await self._failed()
             raise McpServerError(f"MCP server '{self.name}' did not finish its handshake within "
-                                 f"{self.start_timeout:g} s; it was stopped{self._tail()}") from None
+                                 f"{self.start_timeout:g} s; it was stopped{self._tail()}", "timeout") from None
         except Exception as exc:  # noqa: BLE001 - a command that is missing, a handshake that failed
             await self._failed()
             raise McpServerError(self._start_problem(exc)) from None

@@ -19,6 +19,7 @@ from agent.mcp.links import McpServerError, ServerLink
 from agent.mcp.schema import SchemaError, Translated, riverse_name, translate
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.discovery import PACKAGE, FileState, LoadProblem, ToolEntry
+from agent.toolkit.results import capped
 from agent.toolkit.validate import manifest_problems
 
 
@@ -44,11 +45,19 @@ class McpTool(BaseTool):
         return max(timeout, self.timeout()) + self.link.start_timeout + 10
 
     def execute(self, params: dict) -> ToolResult:
+        outcome = self.run_settled(params, timeout=self.timeout(), max_chars=None, language=None)
+        return ToolResult(outcome["success"], outcome["data"], outcome["error"])
+
+    def run_settled(self, params: dict, *, timeout: float, max_chars: int | None, language: str | None) -> dict[str, Any]:
+        """The call's outcome as the runner records it (``timeout`` and ``error`` when the server
+        failed, ``failed`` for an error result); never raises."""
         try:
-            result = self.link.call(self.remote, self.translated.arguments(params), self.timeout())
+            result = self.link.call(self.remote, self.translated.arguments(params), timeout)
         except McpServerError as exc:
-            return ToolResult(False, error=str(exc))
-        return result_of(self.link.name, self.remote, result)
+            return {"status": exc.kind, "success": False, "data": "", "error": str(exc)}
+        settled = result_of(self.link.name, self.remote, result)
+        data, error = capped(settled.data, max_chars), capped(settled.error, max_chars)
+        return {"status": "ok" if settled.success else "failed", "success": settled.success, "data": data, "error": error}
 
 
 def result_of(server: str, tool: str, result: Any) -> ToolResult:

@@ -41,6 +41,7 @@ class ToolOutcome:
     call_id: str = ""
     approval: str = ""  # "", "policy", "approved", "approved-session", "refused"
     traceback: str = ""  # the tool's traceback when it raised (for the log and --verbose; the model never sees it)
+    caller: str = ""  # who asked for the call when it was not this Riverse's own agent: "mcp:<client>"
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -192,9 +193,11 @@ class ToolRunner:
 
         def target() -> None:
             try:
-                if isinstance(tool, RemoteTool):
-                    box["settled"] = tool.run(dict(params), timeout=timeout, max_chars=self.max_output_chars,
-                                              language=language)
+                # A tool that settles its own outcome: one in a worker process, or one of an MCP server.
+                settles = tool.run if isinstance(tool, RemoteTool) else getattr(tool, "run_settled", None)
+                if callable(settles):
+                    box["settled"] = settles(dict(params), timeout=timeout, max_chars=self.max_output_chars,
+                                             language=language)
                 else:
                     box["result"] = tool.execute(dict(params))
             except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are contained too

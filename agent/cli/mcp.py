@@ -1,0 +1,66 @@
+"""``riverse mcp``: Riverse's tools for MCP clients."""
+
+from __future__ import annotations
+
+import click
+
+from agent.cli.common import State, console, pass_state
+
+
+@click.group()
+def mcp() -> None:
+    """The Model Context Protocol: serve Riverse's tools to MCP clients (Claude Desktop, IDEs, ...).
+
+    MCP servers whose tools Riverse uses are set in settings.yaml under mcp.servers.
+    """
+
+
+@mcp.command("serve")
+@click.option("--http", "http", is_flag=True, help="Speak streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option("--host", metavar="ADDRESS", help="With --http: the address to bind (default: mcp.serve.host, "
+              "127.0.0.1). Any other than a loopback address needs a token (server.token or RIVERSE_SERVER_TOKEN).")
+@click.option("--port", type=click.IntRange(0, 65535), help="With --http: the port (default: mcp.serve.port, 8788; 0: any free port).")
+@pass_state
+def serve(state: State, http: bool, host: str | None, port: int | None) -> None:
+    """Serve every available Riverse tool to an MCP client. Each call is validated, approved by the
+    risk policy, time-limited, isolated and logged as in riverse (riverse logs shows the client).
+
+    \b
+    Examples:
+      riverse mcp serve                         stdio: what an MCP client's config starts
+      riverse mcp serve --http                  http://127.0.0.1:8788/mcp
+      RIVERSE_SERVER_TOKEN=... riverse mcp serve --http --host 0.0.0.0
+    \b
+    A tool that needs approval (write, execute) is refused unless mcp.serve.approval is allow, or ask
+    (the client's user is asked, when the client can).
+    """
+    import anyio
+
+    from agent.mcp.serve import RiverseMcpServer
+    from agent.mcp.texts import text
+
+    if not http and (host or port is not None):
+        raise click.UsageError("--host and --port go with --http")
+    app = state.app
+    err = console(stderr=True)
+    server = RiverseMcpServer(app)
+    count = len(app.registry)
+    if not http:
+        err.print(text("stdio", app.language, count=count), markup=False)
+        anyio.run(server.serve_stdio)
+        return
+    from agent.server.access import check_bind
+
+    settings = app.settings
+    host = host or settings.mcp.serve.host
+    port = settings.mcp.serve.port if port is None else port
+    token = settings.server.token
+    check_bind(host, token, app.language)
+    shown = f"[{host}]" if ":" in host else host
+
+    def started(bound: int | None) -> None:
+        err.print(text("http", app.language, count=count, url=f"http://{shown}:{bound or port}/mcp"), markup=False)
+        if token:
+            err.print(text("token", app.language), markup=False)
+
+    anyio.run(server.serve_http, host, port, token, started)

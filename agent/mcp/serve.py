@@ -1,0 +1,185 @@
+"""``riverse mcp serve``: every Riverse tool for any MCP client, over stdio or streamable HTTP.
+
+The SDK's low-level ``Server`` answers ``tools/list`` with each available tool's JSON schema (from its
+manifest's types and required parameters) and description in the configured language, and
+``tools/call`` by running the call through :class:`~agent.toolkit.runtime.ToolRunner`: parameter
+validation, the approval policy, the timeout, worker-process isolation, the output cap. Each call is
+recorded in the store with the client as its caller (``riverse logs`` shows ``mcp:<client>``).
+
+A call whose policy needs approval runs only as ``mcp.serve.approval`` says: ``refuse`` (the default)
+refuses it with the reason and the setting that would allow it; ``allow`` runs it; ``ask`` asks the
+client's user through the client (elicitation) when the client can be asked, else refuses it.
+
+Tool files are watched while serving: when a tool is added, changed or removed, clients are told
+(``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28 connections).
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from agent import __version__
+from agent.app import App
+from agent.mcp.texts import text
+from agent.toolkit.base import ToolManifest
+from agent.toolkit.runtime import ApprovalGate, ToolOutcome, ToolRunner
+from agent.toolkit.schema import ParameterError, coerce_params
+
+WATCH_INTERVAL_S = 1.0
+
+
+class RiverseMcpServer:
+    """The MCP server over one :class:`~agent.app.App`'s registry, runner settings and store."""
+
+    def __init__(self, app: App, *, watch_interval: float = WATCH_INTERVAL_S):
+        self.app = app
+        self.language = app.language
+        self.watch_interval = watch_interval
+        self.bus = InMemorySubscriptionBus()
+        self._legacy: weakref.WeakSet = weakref.WeakSet()  # sessions that get list_changed notifications
+        self.server = Server("riverse", version=__version__, on_list_tools=self.list_tools,
+                             on_call_tool=self.call_tool, on_subscriptions_listen=ListenHandler(self.bus))
+        self.options = self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    # -------------------------------------------------------------- handlers
+    async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        self._remember(ctx)
+        await anyio.to_thread.run_sync(self.app.registry.refresh)
+        return types.ListToolsResult(tools=[tool_of(m) for m in self.app.registry.manifests(self.language)])
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        self._remember(ctx)
+        name, arguments = params.name, dict(params.arguments or {})
+        client = client_name(ctx)
+        entry = self.app.registry.entry(name)
+        if entry is None:
+            return _result(False, text("unknown", self.language, name=name))
+        answer, reason = await self._approval(ctx, entry.manifest, arguments, client)
+        runner = ToolRunner.from_settings(self.app.registry, self.app.settings, approver=lambda request: answer)
+        outcome: ToolOutcome = await anyio.to_thread.run_sync(runner.run, name, arguments)
+        if outcome.status == "refused" and reason:
+            outcome.error = reason
+        outcome.caller = f"mcp:{client}"
+        await anyio.to_thread.run_sync(self.app.store.add_tool_call, None, outcome)
+        return _result(outcome.success, outcome.data if outcome.success else outcome.error)
+
+    async def _approval(self, ctx: Any, manifest: ToolManifest, arguments: dict[str, Any], client: str) -> tuple[str, str]:
+        """The answer the runner's approval gate gets for this call (``yes``/``no``), and the reason of a no."""
+        try:
+            clean = coerce_params(manifest, arguments)
+        except ParameterError:
+            return "no", ""  # the runner refuses the parameters before asking anything
+        gate = ApprovalGate.from_settings(self.app.settings.approval)
+        if gate.policy(manifest, clean) == "never":
+            return "yes", ""
+        risk = manifest.risk_of(clean)
+        mode = self.app.settings.mcp.serve.approval
+        if mode == "allow":
+            return "yes", ""
+        if mode == "refuse":
+            return "no", text("refused", self.language, name=manifest.name, risk=risk)
+        return await self._ask(ctx, manifest.name, risk, clean, client)
+
+    async def _ask(self, ctx: Any, name: str, risk: str, params: dict[str, Any], client: str) -> tuple[str, str]:
+        session = ctx.session
+        capabilities = session.client_capabilities
+        if capabilities is None or capabilities.elicitation is None or not session.can_send_request:
+            return "no", text("cannot_ask", self.language, name=name, risk=risk)
+        shown = json.dumps(params, ensure_ascii=False)[:500]
+        message = text("ask", self.language, name=name, risk=risk, params=shown)
+        try:
+            reply = await session.elicit_form(message, {"type": "object", "properties": {}}, ctx.request_id)
+        except Exception:  # noqa: BLE001 - a client that fails to ask has not approved
+            return "no", text("cannot_ask", self.language, name=name, risk=risk)
+        if reply.action == "accept":
+            return "yes", ""
+        return "no", text("declined", self.language, name=name, client=client)
+
+    def _remember(self, ctx: Any) -> None:
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._legacy.add(ctx.session)
+
+    # ------------------------------------------------------------ hot reload
+    async def watch(self) -> None:
+        """Pick up added, changed and removed tools; tell every client that the list changed."""
+        while True:
+            await anyio.sleep(self.watch_interval)
+            report = await anyio.to_thread.run_sync(self.app.registry.refresh)
+            if report.added or report.changed or report.removed:
+                await self.tools_changed()
+
+    async def tools_changed(self) -> None:
+        await self.bus.publish(ToolsListChanged())
+        for session in list(self._legacy):
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # noqa: BLE001 - a client that went away
+                self._legacy.discard(session)
+
+    # ------------------------------------------------------------- transports
+    async def serve_stdio(self) -> None:
+        from mcp.server.stdio import stdio_server
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.watch)
+            async with stdio_server() as (read, write):
+                await self.server.run(read, write, self.options)
+            group.cancel_scope.cancel()
+
+    def http_app(self, host: str, token: str | None) -> Any:
+        """The streamable-HTTP ASGI app at ``/mcp``, behind Riverse's access guard (token, host, origin)."""
+        from agent.server.access import AccessGuard, is_loopback
+
+        app = self.server.streamable_http_app(host=host)
+        return AccessGuard(app, token=token, loopback_only=is_loopback(host))
+
+    async def serve_http(self, host: str, port: int, token: str | None, started: Any = None) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(self.http_app(host, token), host=host, port=port, log_level="warning",
+                                lifespan="on", ws="none")
+        server = uvicorn.Server(config)
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.watch)
+            if started is not None:
+                group.start_soon(_report_started, server, started)
+            await server.serve()
+            group.cancel_scope.cancel()
+
+
+async def _report_started(server: Any, started: Any) -> None:
+    while not server.started:
+        await anyio.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1] if server.servers else None
+    started(port)
+
+
+def tool_of(manifest: ToolManifest) -> types.Tool:
+    """A manifest as an MCP tool: its name, description, JSON schema and what its risk hints."""
+    risk = manifest.risk_level
+    hints = types.ToolAnnotations(read_only_hint=risk in ("read", "network") and not manifest.risk_by_value,
+                                  destructive_hint=risk in ("write", "execute") or bool(manifest.risk_by_value),
+                                  open_world_hint=risk == "network")
+    return types.Tool(name=manifest.name, description=manifest.description, input_schema=manifest.json_schema(),
+                      annotations=hints)
+
+
+def client_name(ctx: Any) -> str:
+    """The MCP client's own name (from its initialize request), else ``client``."""
+    params = ctx.session.client_params
+    info = getattr(params, "client_info", None)
+    name = getattr(info, "name", None)
+    return str(name)[:64] if name else "client"
+
+
+def _result(success: bool, content: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=content)], is_error=not success)
