@@ -17,7 +17,6 @@ Tool files are watched while serving: when a tool is added, changed or removed, 
 from __future__ import annotations
 
 import json
-import weakref
 from typing import Any
 
 import anyio
@@ -35,6 +34,7 @@ from agent.toolkit.runtime import ApprovalGate, ToolOutcome, ToolRunner
 from agent.toolkit.schema import ParameterError, coerce_params
 
 WATCH_INTERVAL_S = 1.0
+MAX_LEGACY_CLIENTS = 256
 
 
 class RiverseMcpServer:
@@ -45,7 +45,8 @@ class RiverseMcpServer:
         self.language = app.language
         self.watch_interval = watch_interval
         self.bus = InMemorySubscriptionBus()
-        self._legacy: weakref.WeakSet = weakref.WeakSet()  # sessions that get list_changed notifications
+        # a session per connection of the handshake era, which gets list_changed notifications
+        self._legacy: dict[int, Any] = {}
         self.server = Server("riverse", version=__version__, on_list_tools=self.list_tools,
                              on_call_tool=self.call_tool, on_subscriptions_listen=ListenHandler(self.bus))
         self.options = self.server.create_initialization_options(NotificationOptions(tools_changed=True))
@@ -105,8 +106,13 @@ class RiverseMcpServer:
         return "no", text("declined", self.language, name=name, client=client)
 
     def _remember(self, ctx: Any) -> None:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._legacy.add(ctx.session)
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return  # told through subscriptions/listen
+        connection = getattr(ctx.session, "_connection", ctx.session)  # a session object per request, one connection
+        self._legacy.pop(id(connection), None)
+        self._legacy[id(connection)] = ctx.session
+        while len(self._legacy) > MAX_LEGACY_CLIENTS:
+            self._legacy.pop(next(iter(self._legacy)))
 
     # ------------------------------------------------------------ hot reload
     async def watch(self) -> None:
@@ -119,11 +125,12 @@ class RiverseMcpServer:
 
     async def tools_changed(self) -> None:
         await self.bus.publish(ToolsListChanged())
-        for session in list(self._legacy):
+        for key, session in list(self._legacy.items()):
             try:
-                await session.send_tool_list_changed()
+                with anyio.fail_after(5):
+                    await session.send_tool_list_changed()
             except Exception:  # noqa: BLE001 - a client that went away
-                self._legacy.discard(session)
+                self._legacy.pop(key, None)
 
     # ------------------------------------------------------------- transports
     async def serve_stdio(self) -> None:
