@@ -162,7 +162,11 @@ def test_a_server_that_crashes_mid_call_is_restarted_and_others_keep_working(reg
     assert runner.run("time_get_current_time", {"timezone": "UTC"}).success
     again = runner.run("t_pid", {})
     assert again.success and again.data != first_pid
-    registry.refresh()  # the restarted server is listed again; its tools stay
+    assert runner.run("t_crash", {}).status == "error"  # a success in between: started again at once
+    assert runner.run("t_crash", {}).status == "error"  # a second failure in a row: the next start waits
+    waiting = runner.run("t_pid", {})
+    assert "failed 2 time(s) in a row; it is started again in 1 s" in waiting.error
+    registry.refresh()  # the server is not running and waits to start again: its tools stay listed
     assert "t_echo" in registry
 
 
@@ -182,6 +186,9 @@ def test_a_server_that_never_finishes_its_handshake_or_does_not_exist(registry_o
     assert "did not finish its handshake within 1 s" in problems["mcp:mute"] and "'mute'" in problems["mcp:mute"]
     assert "the command '/nonexistent/riverse-mcp-server' does not exist" in problems["mcp:ghost"]
     assert "time_get_current_time" in registry
+    assert "'/nonexistent/riverse-mcp-server' does not exist" in registry.why_missing("ghost_search")
+    unknown = ToolRunner(registry).run("mute_anything", {})
+    assert unknown.status == "unknown" and "did not finish its handshake" in unknown.error
 
 
 def test_risk_per_server_and_per_tool_goes_through_the_approval_policy(registry_of):

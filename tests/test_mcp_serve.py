@@ -210,3 +210,29 @@ def test_http_beyond_loopback_needs_a_token(riverse_home):
     assert result.exit_code == 1 and "token" in result.output.lower()
     misuse = CliRunner().invoke(cli, ["mcp", "serve", "--port", "9"])
     assert misuse.exit_code == 2 and "--http" in misuse.output
+
+
+def test_riverse_uses_a_streamable_http_server_with_a_header_from_the_environment(riverse_home, tmp_path, monkeypatch):
+    token = "another-long-test-token-5678"
+    served = tmp_path / "served-home"
+    served.mkdir(mode=0o700)
+    server = HttpServer(served, env={"RIVERSE_SERVER_TOKEN": token})
+    monkeypatch.setenv("SERVED_TOKEN", token)
+    settings(riverse_home, {"mcp": {"servers": {
+        "far": {"url": server.url, "headers": {"Authorization": "Bearer ${SERVED_TOKEN}"}, "risk": "read"},
+        "locked": {"url": server.url, "prefix": "l"}}}})
+    app = App()
+    try:
+        registry = app.registry
+        assert registry.entry("far_calculator").origin == "mcp:far"
+        assert not any(name.startswith("l_") for name in registry.names())
+        locked = next(p for p in registry.problems if p.path == "mcp:locked")
+        assert "MCP server 'locked'" in locked.message and "HTTP 401" in locked.message
+        assert "mcp.servers.locked.headers" in locked.message
+        result = CliRunner().invoke(cli, ["tools", "run", "far_calculator", "expression=6*7"])
+        assert result.exit_code == 0 and "42" in result.output
+    finally:
+        app.registry.close()
+        server.stop()
+    assert "far_calculator" in CliRunner().invoke(cli, ["logs"]).output
+    assert token not in CliRunner().invoke(cli, ["logs", "--json"]).output

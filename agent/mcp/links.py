@@ -88,6 +88,7 @@ class ServerLink:
         self.stderr = stderr
         self.stale = False  # the server said its tools changed: list them again
         self.starts = 0
+        self.http_status = 0  # the last HTTP error status of a streamable-HTTP server
         self._client: Any = None
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
@@ -221,6 +222,13 @@ class ServerLink:
             from mcp.shared._httpx_utils import create_mcp_http_client
 
             http = create_mcp_http_client(headers=dict(self.spec.get("headers") or {}))
+            self.http_status = 0
+
+            async def note_status(response: Any) -> None:  # the SDK's error does not say the HTTP status
+                if response.status_code >= 400:
+                    self.http_status = response.status_code
+
+            http.event_hooks["response"].append(note_status)
             return streamable_http_client(self.spec["url"], http_client=http)
         from mcp import StdioServerParameters
 
@@ -261,7 +269,12 @@ class ServerLink:
             return (f"MCP server '{self.name}': the command {command!r} does not exist; install it or fix "
                     f"mcp.servers.{self.name}.command in the settings")
         where = self.spec.get("url") or command
-        return f"MCP server '{self.name}' ({where}) failed its handshake: {_reason(exc)}{self._tail()}"
+        status = ""
+        if self.http_status:
+            status = f" (HTTP {self.http_status})"
+            if self.http_status in (401, 403):
+                status += f"; check the credentials in mcp.servers.{self.name}.headers"
+        return f"MCP server '{self.name}' ({where}) failed its handshake: {_reason(exc)}{status}{self._tail()}"
 
     def _tail(self) -> str:
         if self.stderr is None:

@@ -128,6 +128,10 @@ class McpSource:
             tools = link.list_tools()
         except McpServerError as exc:
             self._starts[name] = link.starts
+            kept = self._states.get(name)
+            if kept is not None and kept.entries:  # keep its last tool list: a call starts it again
+                note = f"{exc}; its last list of tools is kept"
+                return FileState((0, 0), kept.entries, [LoadProblem(where, note, level="warning")])
             return FileState((0, 0), [], [LoadProblem(where, str(exc))])
         self._starts[name] = link.starts
         entries, problems = [], []

@@ -382,7 +382,11 @@ def duplicate_text(first: ToolEntry, language: str) -> str:
 
 def _names_tool(problems: list[LoadProblem], name: str) -> bool:
     """Whether a file whose loading failed with ``problems`` is likely where tool ``name`` lives: the
-    file is named after it, a problem names it, or the file's text has it as a quoted string."""
+    file is named after it, a problem names it, or the file's text has it as a quoted string; or, for an
+    MCP server that could not be listed (``mcp:NAME``), the tool's name starts with the server's."""
+    server = problems[0].path.partition("mcp:")[2] if problems[0].path.startswith("mcp:") else ""
+    if server:
+        return name.lower().startswith(f"{server.lower()}_")
     path = Path(problems[0].path)
     if path.stem.lower() == name.lower() or any(f"'{name}'" in p.message for p in problems):
         return True
