@@ -47,7 +47,10 @@ def serve(state: State, http: bool, host: str | None, port: int | None) -> None:
     count = len(app.registry)
     if not http:
         err.print(text("stdio", app.language, count=count), markup=False)
-        anyio.run(server.serve_stdio)
+        try:
+            anyio.run(server.serve_stdio)
+        except KeyboardInterrupt:  # Ctrl-C: the client's servers and workers end with this process
+            pass
         return
     from agent.server.access import check_bind
 
@@ -63,4 +66,7 @@ def serve(state: State, http: bool, host: str | None, port: int | None) -> None:
         if token:
             err.print(text("token", app.language), markup=False)
 
-    anyio.run(server.serve_http, host, port, token, started)
+    try:
+        anyio.run(server.serve_http, host, port, token, started)
+    except KeyboardInterrupt:
+        pass
