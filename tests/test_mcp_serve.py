@@ -105,9 +105,14 @@ def test_stdio_tells_the_client_when_a_tool_is_added(riverse_home):
     run(session)
 
 
-@pytest.mark.parametrize("approval, answer, runs", [("allow", None, True), ("ask", "accept", True),
-                                                     ("ask", "decline", False)])
-def test_approval_for_mcp_clients_follows_the_settings(riverse_home, approval, answer, runs):
+@pytest.mark.parametrize("approval, answer, mode, runs", [
+    ("allow", None, "auto", True),
+    ("ask", "accept", "legacy", True),  # asked with a request to the client during the call
+    ("ask", "accept", "auto", True),  # 2026-07-28: asked with an InputRequiredResult, then called again
+    ("ask", "decline", "auto", False),
+    ("ask", "cancel", "legacy", False),
+])
+def test_approval_for_mcp_clients_follows_the_settings(riverse_home, approval, answer, mode, runs):
     settings(riverse_home, {"mcp": {"serve": {"approval": approval}}})
     asked: list[str] = []
 
@@ -116,8 +121,8 @@ def test_approval_for_mcp_clients_follows_the_settings(riverse_home, approval, a
         return types.ElicitResult(action=answer)
 
     async def session() -> None:
-        options = {"elicitation_callback": elicit, "mode": "legacy"} if answer else {}
-        async with Client(stdio(riverse_home), client_info=CLIENT, cache=None, read_timeout_seconds=60,
+        options = {"elicitation_callback": elicit} if answer else {}
+        async with Client(stdio(riverse_home), client_info=CLIENT, cache=None, read_timeout_seconds=60, mode=mode,
                           **options) as client:
             result = await client.call_tool("notes", {"action": "add", "text": "call the bank"})
             assert result.is_error is not runs, text_of(result)
@@ -126,9 +131,39 @@ def test_approval_for_mcp_clients_follows_the_settings(riverse_home, approval, a
 
     run(session)
     if answer:
-        assert asked and "notes" in asked[0] and "call the bank" in asked[0]
+        assert len(asked) == 1 and "notes" in asked[0] and "call the bank" in asked[0]
     calls = App().store.tool_calls(limit=1)
     assert calls[0]["approval"] == ("approved" if runs else "refused")
+    assert bool(App().store.tool_calls(tool="notes", limit=5)) and (calls[0]["status"] == "ok") is runs
+
+
+def test_an_approval_forged_or_meant_for_another_call_is_refused(riverse_home):
+    """Attack: a client that sends "accept" for a call it was never asked about, or with the state of
+    another call, does not get the call run."""
+    settings(riverse_home, {"mcp": {"serve": {"approval": "ask"}}})
+    accept = {"riverse-approval": types.ElicitResult(action="accept")}
+
+    async def elicit(context, params) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    async def session() -> list[types.CallToolResult]:
+        async with Client(stdio(riverse_home), client_info=CLIENT, cache=None, read_timeout_seconds=60,
+                          elicitation_callback=elicit) as client:
+            first = await client.session.call_tool("notes", {"action": "add", "text": "harmless"},
+                                                   allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult) and first.request_state
+            out = []
+            for state in (first.request_state, "0" * 64, None):  # another call's state, a made-up one, none
+                out.append(await client.session.call_tool("notes", {"action": "add", "text": "rm -rf"},
+                                                          input_responses=accept, request_state=state,
+                                                          allow_input_required=True))
+            return out
+
+    results = anyio.run(session)
+    for result in results:
+        assert isinstance(result, types.CallToolResult) and result.is_error
+        assert "was not asked for this call" in text_of(result)
+    assert all(c["status"] == "refused" for c in App().store.tool_calls(limit=10))
 
 
 class HttpServer:
@@ -201,6 +236,12 @@ def test_http_needs_the_token_when_one_is_set(riverse_home):
             assert answer.status_code == 401, (wrong, answer.status_code)
         right = httpx.post(server.url, json=initialize, headers={**accept, "Authorization": f"Bearer {token}"}, timeout=20)
         assert right.status_code == 200
+        # Attack: a web page on another site (DNS rebinding, or a cross-site request) with the token
+        for foreign in ({"Host": "evil.example:8788"}, {"Origin": "http://evil.example"},
+                        {"Sec-Fetch-Site": "cross-site"}):
+            answer = httpx.post(server.url, json=initialize, timeout=20,
+                                headers={**accept, "Authorization": f"Bearer {token}", **foreign})
+            assert answer.status_code in (400, 403, 421), (foreign, answer.status_code)
     finally:
         server.stop()
 

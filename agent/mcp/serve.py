@@ -16,7 +16,6 @@ Tool files are watched while serving: when a tool is added, changed or removed, 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import anyio
@@ -28,10 +27,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agent import __version__
 from agent.app import App
+from agent.mcp.approval import McpApproval
 from agent.mcp.texts import text
 from agent.toolkit.base import ToolManifest
-from agent.toolkit.runtime import ApprovalGate, ToolOutcome, ToolRunner
-from agent.toolkit.schema import ParameterError, coerce_params
+from agent.toolkit.runtime import ToolOutcome, ToolRunner
 
 WATCH_INTERVAL_S = 1.0
 MAX_LEGACY_CLIENTS = 256
@@ -44,6 +43,7 @@ class RiverseMcpServer:
         self.app = app
         self.language = app.language
         self.watch_interval = watch_interval
+        self.approval = McpApproval(app.settings, app.language)
         self.bus = InMemorySubscriptionBus()
         # a session per connection of the handshake era, which gets list_changed notifications
         self._legacy: dict[int, Any] = {}
@@ -57,14 +57,17 @@ class RiverseMcpServer:
         await anyio.to_thread.run_sync(self.app.registry.refresh)
         return types.ListToolsResult(tools=[tool_of(m) for m in self.app.registry.manifests(self.language)])
 
-    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         self._remember(ctx)
         name, arguments = params.name, dict(params.arguments or {})
         client = client_name(ctx)
         entry = self.app.registry.entry(name)
         if entry is None:
             return _result(False, text("unknown", self.language, name=name))
-        answer, reason = await self._approval(ctx, entry.manifest, arguments, client)
+        decided = await self.approval.decide(ctx, params, entry.manifest, client)
+        if isinstance(decided, types.InputRequiredResult):
+            return decided  # the client asks its user, then calls again with the answer
+        answer, reason = decided
         runner = ToolRunner.from_settings(self.app.registry, self.app.settings, approver=lambda request: answer)
         outcome: ToolOutcome = await anyio.to_thread.run_sync(runner.run, name, arguments)
         if outcome.status == "refused" and reason:
@@ -72,38 +75,6 @@ class RiverseMcpServer:
         outcome.caller = f"mcp:{client}"
         await anyio.to_thread.run_sync(self.app.store.add_tool_call, None, outcome)
         return _result(outcome.success, outcome.data if outcome.success else outcome.error)
-
-    async def _approval(self, ctx: Any, manifest: ToolManifest, arguments: dict[str, Any], client: str) -> tuple[str, str]:
-        """The answer the runner's approval gate gets for this call (``yes``/``no``), and the reason of a no."""
-        try:
-            clean = coerce_params(manifest, arguments)
-        except ParameterError:
-            return "no", ""  # the runner refuses the parameters before asking anything
-        gate = ApprovalGate.from_settings(self.app.settings.approval)
-        if gate.policy(manifest, clean) == "never":
-            return "yes", ""
-        risk = manifest.risk_of(clean)
-        mode = self.app.settings.mcp.serve.approval
-        if mode == "allow":
-            return "yes", ""
-        if mode == "refuse":
-            return "no", text("refused", self.language, name=manifest.name, risk=risk)
-        return await self._ask(ctx, manifest.name, risk, clean, client)
-
-    async def _ask(self, ctx: Any, name: str, risk: str, params: dict[str, Any], client: str) -> tuple[str, str]:
-        session = ctx.session
-        capabilities = session.client_capabilities
-        if capabilities is None or capabilities.elicitation is None or not session.can_send_request:
-            return "no", text("cannot_ask", self.language, name=name, risk=risk)
-        shown = json.dumps(params, ensure_ascii=False)[:500]
-        message = text("ask", self.language, name=name, risk=risk, params=shown)
-        try:
-            reply = await session.elicit_form(message, {"type": "object", "properties": {}}, ctx.request_id)
-        except Exception:  # noqa: BLE001 - a client that fails to ask has not approved
-            return "no", text("cannot_ask", self.language, name=name, risk=risk)
-        if reply.action == "accept":
-            return "yes", ""
-        return "no", text("declined", self.language, name=name, client=client)
 
     def _remember(self, ctx: Any) -> None:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:

@@ -6,7 +6,7 @@ from agent.i18n import pick
 
 TEXTS: dict[str, dict[str, str]] = {
     "stdio": {
-        "en": "Riverse serves its {count} tools to an MCP client over standard input and output · model-free, "
+        "en": "Riverse serves its {count} tools to an MCP client over standard input and output · "
               "every call runs and is logged as in riverse · Ctrl-C to stop",
         "zh": "Riverse 正通过标准输入输出向 MCP 客户端提供 {count} 个工具 · 每次调用都像在 riverse 中一样运行并记录 · Ctrl-C 停止",
         "ja": "Riverse は標準入出力で MCP クライアントに {count} 個のツールを提供中 · 各呼び出しは riverse と同じく実行・記録されます · Ctrl-C で停止",
@@ -48,6 +48,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Riverse: run tool '{name}' ({risk}) with {params}? Accept to run it once.",
         "zh": "Riverse：以 {params} 运行工具 '{name}'（{risk}）？接受即运行一次。",
         "ja": "Riverse：ツール '{name}'（{risk}）を {params} で実行しますか？承諾すると一度だけ実行します。",
+    },
+    "not_this_call": {
+        "en": "the approval sent for tool '{name}' was not asked for this call (its tool or parameters differ); call it again",
+        "zh": "为工具 '{name}' 发送的批准不是针对这次调用的（工具或参数不同）；请重新调用",
+        "ja": "ツール '{name}' に送られた承認はこの呼び出しに対するものではありません（ツールかパラメータが異なります）；もう一度呼び出してください",
     },
     "unknown": {
         "en": "Riverse has no tool '{name}'; list the tools again (tools/list)",
