@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agent.app import App
 from agent.cli import cli
+from tests.helpers.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 RIVERSE = ["-c", "from agent.cli import main; main()"]
@@ -277,3 +278,24 @@ def test_riverse_uses_a_streamable_http_server_with_a_header_from_the_environmen
         server.stop()
     assert "far_calculator" in CliRunner().invoke(cli, ["logs"]).output
     assert token not in CliRunner().invoke(cli, ["logs", "--json"]).output
+
+
+def test_riverse_hears_when_an_mcp_server_it_uses_adds_a_tool(riverse_home, tmp_path):
+    served = tmp_path / "served-home"
+    served.mkdir(mode=0o700)
+    server = {"command": sys.executable, "args": [*RIVERSE, "mcp", "serve"], "cwd": str(ROOT),
+              "env": {"RIVERSE_HOME": str(served)}}
+    settings(riverse_home, {"mcp": {"servers": {"inner": server}}})
+    app = App()
+    try:
+        registry = app.registry
+        assert "inner_calculator" in registry and "inner_hello" not in registry
+        (served / "tools").mkdir()
+        (served / "tools" / "hello.py").write_text(HELLO, encoding="utf-8")
+        added: list[str] = []
+        # each refresh lists the server again only once it said its tools changed
+        wait_until(lambda: bool(added.extend(registry.refresh().added) or added), "inner_hello in the registry", 30)
+        assert added == ["inner_hello"]
+        assert app.registry.entry("inner_hello").manifest.required == ["name"]
+    finally:
+        app.registry.close()

@@ -209,7 +209,11 @@ class ServerLink:
                               message_handler=self._on_message) as client:
                 if not ready.done():
                     ready.set_result(client)
-                await stop.wait()
+                listening = asyncio.create_task(self._listen(client))
+                try:
+                    await stop.wait()
+                finally:
+                    listening.cancel()
         except BaseException as exc:  # noqa: BLE001 - reported through ``ready``; nothing else waits on it
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError(repr(exc)))
@@ -235,6 +239,20 @@ class ServerLink:
         params = StdioServerParameters(command=self.spec["command"], args=list(self.spec.get("args") or []),
                                        env=dict(self.spec.get("env") or {}) or None, cwd=self.spec.get("cwd"))
         return _StdioTarget(params, self.stderr)
+
+    async def _listen(self, client: Any) -> None:
+        """On a 2026-07-28 connection to a server that announces tool-list changes, hear them."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        tools = client.server_capabilities.tools
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or tools is None or not tools.list_changed:
+            return
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    self.stale = True
+        except Exception:  # noqa: BLE001 - without the stream, changes are seen at the next restart
+            return
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
