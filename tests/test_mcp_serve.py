@@ -254,6 +254,23 @@ def test_http_beyond_loopback_needs_a_token(riverse_home):
     assert misuse.exit_code == 2 and "--http" in misuse.output
 
 
+def test_http_with_a_token_file_makes_one_and_requires_it(riverse_home, tmp_path):
+    token_file = tmp_path / "mcp-token"
+    server = HttpServer(riverse_home, "--token-file", str(token_file))
+    try:
+        token = token_file.read_text(encoding="utf-8").strip()
+        assert len(token) >= 16 and (token_file.stat().st_mode & 0o777) == 0o600
+        accept = {"Accept": "application/json, text/event-stream"}
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}
+        assert httpx.post(server.url, json=initialize, headers=accept, timeout=20).status_code == 401
+        allowed = httpx.post(server.url, json=initialize, headers={**accept, "Authorization": f"Bearer {token}"},
+                             timeout=20)
+        assert allowed.status_code == 200
+    finally:
+        server.stop()
+
+
 def test_riverse_uses_a_streamable_http_server_with_a_header_from_the_environment(riverse_home, tmp_path, monkeypatch):
     token = "another-long-test-token-5678"
     served = tmp_path / "served-home"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from agent.cli.common import State, console, pass_state
@@ -20,8 +22,11 @@ def mcp() -> None:
 @click.option("--host", metavar="ADDRESS", help="With --http: the address to bind (default: mcp.serve.host, "
               "127.0.0.1). Any other than a loopback address needs a token (server.token or RIVERSE_SERVER_TOKEN).")
 @click.option("--port", type=click.IntRange(0, 65535), help="With --http: the port (default: mcp.serve.port, 8788; 0: any free port).")
+@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="With --http: require the token kept in FILE, on 127.0.0.1 too. A missing FILE is created, "
+              "readable by you only, with a new token shown once.")
 @pass_state
-def serve(state: State, http: bool, host: str | None, port: int | None) -> None:
+def serve(state: State, http: bool, host: str | None, port: int | None, token_file: Path | None) -> None:
     """Serve every available Riverse tool to an MCP client. Each call is validated, approved by the
     risk policy, time-limited, isolated and logged as in riverse (riverse logs shows the client).
 
@@ -39,8 +44,8 @@ def serve(state: State, http: bool, host: str | None, port: int | None) -> None:
     from agent.mcp.serve import RiverseMcpServer
     from agent.mcp.texts import text
 
-    if not http and (host or port is not None):
-        raise click.UsageError("--host and --port go with --http")
+    if not http and (host or port is not None or token_file):
+        raise click.UsageError("--host, --port and --token-file go with --http")
     app = state.app
     err = console(stderr=True)
     server = RiverseMcpServer(app)
@@ -52,17 +57,21 @@ def serve(state: State, http: bool, host: str | None, port: int | None) -> None:
         except KeyboardInterrupt:  # Ctrl-C: the client's servers and workers end with this process
             pass
         return
-    from agent.server.access import check_bind
+    from agent.server.access import check_bind, token_from_file
 
     settings = app.settings
     host = host or settings.mcp.serve.host
     port = settings.mcp.serve.port if port is None else port
-    token = settings.server.token
+    token, created = settings.server.token, False
+    if token_file is not None:
+        token, created = token_from_file(token_file.expanduser(), app.language)
     check_bind(host, token, app.language)
     shown = f"[{host}]" if ":" in host else host
 
     def started(bound: int | None) -> None:
         err.print(text("http", app.language, count=count, url=f"http://{shown}:{bound or port}/mcp"), markup=False)
+        if created:
+            err.print(text("new_token", app.language, path=token_file, token=token), markup=False)
         if token:
             err.print(text("token", app.language), markup=False)
 

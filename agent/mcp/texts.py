@@ -17,9 +17,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "ja": "Riverse は {url}（streamable HTTP）で MCP クライアントに {count} 個のツールを提供中 · Ctrl-C で停止",
     },
     "token": {
-        "en": "MCP clients must send 'Authorization: Bearer <token>' (the token of server.token or RIVERSE_SERVER_TOKEN).",
-        "zh": "MCP 客户端必须发送 'Authorization: Bearer <token>'（server.token 或 RIVERSE_SERVER_TOKEN 中的令牌）。",
-        "ja": "MCP クライアントは 'Authorization: Bearer <token>'（server.token または RIVERSE_SERVER_TOKEN のトークン）を送る必要があります。",
+        "en": "MCP clients must send 'Authorization: Bearer <token>' (the token of --token-file, server.token or RIVERSE_SERVER_TOKEN).",
+        "zh": "MCP 客户端必须发送 'Authorization: Bearer <token>'（--token-file、server.token 或 RIVERSE_SERVER_TOKEN 中的令牌）。",
+        "ja": "MCP クライアントは 'Authorization: Bearer <token>'（--token-file、server.token または RIVERSE_SERVER_TOKEN のトークン）を送る必要があります。",
+    },
+    "new_token": {
+        "en": "A new token was written to {path} (readable by you only); give it to your MCP clients: {token}",
+        "zh": "新令牌已写入 {path}（仅你可读）；请把它交给你的 MCP 客户端：{token}",
+        "ja": "新しいトークンを {path} に書き込みました（あなただけが読めます）；MCP クライアントに渡してください：{token}",
     },
     "refused": {
         "en": "tool '{name}' ({risk}) needs the user's approval, and Riverse does not run such tools for MCP clients "
