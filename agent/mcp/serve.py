@@ -123,8 +123,9 @@ class RiverseMcpServer:
     async def serve_http(self, host: str, port: int, token: str | None, started: Any = None) -> None:
         import uvicorn
 
+        # open streams (a client's subscriptions/listen) do not keep Ctrl-C or SIGTERM waiting long
         config = uvicorn.Config(self.http_app(host, token), host=host, port=port, log_level="warning",
-                                lifespan="on", ws="none")
+                                lifespan="on", ws="none", timeout_graceful_shutdown=3)
         server = uvicorn.Server(config)
         async with anyio.create_task_group() as group:
             group.start_soon(self.watch)
