@@ -230,3 +230,16 @@ def test_closing_the_registry_ends_the_servers(registry_of):
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert "shut down with Riverse" in ToolRunner(registry).run("t_pid", {}).error
+
+
+def test_a_server_that_could_not_be_listed_is_not_retried_at_every_refresh(registry_of, monkeypatch):
+    import agent.mcp.source as source_module
+
+    silent = {"command": sys.executable, "args": ["-m", "tests.helpers.mcp_servers", "silent"], "cwd": str(ROOT),
+              "start_timeout": 1}
+    registry = registry_of({"mute": silent})
+    assert any(p.path == "mcp:mute" for p in registry.problems)
+    assert registry.refresh().problems == []  # within RETRY_LISTING_S: not started again, nothing new to report
+    monkeypatch.setattr(source_module, "RETRY_LISTING_S", 0.0)
+    report = registry.refresh()  # the retry: a new start, which fails again the same way
+    assert any("did not finish its handshake" in p.message for p in report.problems)

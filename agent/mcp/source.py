@@ -11,6 +11,7 @@ schema Riverse cannot read is listed as unavailable, with the reason. Every othe
 from __future__ import annotations
 
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.discovery import PACKAGE, FileState, LoadProblem, ToolEntry
 from agent.toolkit.results import capped
 from agent.toolkit.validate import manifest_problems
+
+RETRY_LISTING_S = 60.0  # seconds before a server that could not be listed is tried again by a refresh
 
 
 class McpTool(BaseTool):
@@ -100,6 +103,7 @@ class McpSource:
         }
         self._states: dict[str, FileState] = {}
         self._starts: dict[str, int] = {}
+        self._failed_at: dict[str, float] = {}
 
     def states(self) -> list[FileState]:
         """One state per server: listed now the first time, again when the server restarted or said
@@ -119,7 +123,9 @@ class McpSource:
         state, link = self._states.get(name), self.links[name]
         if state is None or link.stale or link.starts != self._starts.get(name):
             return True
-        return not state.entries and any(p.level == "error" for p in state.problems)
+        failed = not state.entries and any(p.level == "error" for p in state.problems)
+        # a server that could not be listed is tried again now and then, not at every refresh (each turn)
+        return failed and time.monotonic() - self._failed_at.get(name, 0.0) >= RETRY_LISTING_S
 
     def _load(self, name: str) -> FileState:
         link = self.links[name]
@@ -132,6 +138,7 @@ class McpSource:
             if kept is not None and kept.entries:  # keep its last tool list: a call starts it again
                 note = f"{exc}; its last list of tools is kept"
                 return FileState((0, 0), kept.entries, [LoadProblem(where, note, level="warning")])
+            self._failed_at[name] = time.monotonic()
             return FileState((0, 0), [], [LoadProblem(where, str(exc))])
         self._starts[name] = link.starts
         entries, problems = [], []
