@@ -49,7 +49,13 @@ class EventLoopThread:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
             future.cancel()
+            future.add_done_callback(_retrieve)  # what it raises later is not "never retrieved"
             raise TimeoutError from None
+
+
+def _retrieve(future: Any) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 _background: EventLoopThread | None = None
@@ -92,6 +98,7 @@ class ServerLink:
         self._client: Any = None
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
+        self._closing: asyncio.Future | None = None
         self._lock: asyncio.Lock | None = None
         self._failures = 0
         self._next_start = 0.0
@@ -102,17 +109,17 @@ class ServerLink:
     # ------------------------------------------------------------ sync API
     def list_tools(self) -> list[Any]:
         """The server's tools (``mcp.types.Tool``), starting the server when it is not running."""
-        return self._run(self._list_tools(), self.start_timeout * 2 + 5)
+        return self._run(self._list_tools(), self.start_timeout + 60)
 
     def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> Any:
         """Call ``tool``: its ``CallToolResult``; McpServerError when the server fails."""
-        return self._run(self._call(tool, arguments, timeout), timeout + self.start_timeout + 5)
+        return self._run(self._call(tool, arguments, timeout), timeout + self.start_timeout + 30)
 
     def close(self) -> None:
         self._closed = True
         if self._task is not None and _background is not None:
             try:
-                _background.run(self._shutdown(), 10)
+                _background.run(self._shutdown(self._task, self._stop), 15)
             except (TimeoutError, RuntimeError):
                 pass
 
@@ -218,7 +225,8 @@ class ServerLink:
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError(repr(exc)))
         finally:
-            self._client = None
+            if self._stop is stop:  # not a newer client's: this one was replaced after a failure
+                self._client = None
 
     def _target(self) -> Any:
         if self.spec.get("url"):
@@ -263,11 +271,11 @@ class ServerLink:
         self._failures += 1
         delay = 0.0 if self._failures == 1 else min(MAX_BACKOFF_S, 2.0 ** (self._failures - 2))
         self._next_start = time.monotonic() + delay
-        await self._shutdown()
-
-    async def _shutdown(self) -> None:
-        task, stop = self._task, self._stop
         self._client = None
+        self._closing = asyncio.ensure_future(self._shutdown(self._task, self._stop))  # the caller gets its answer meanwhile
+
+    async def _shutdown(self, task: asyncio.Task | None, stop: asyncio.Event | None) -> None:
+        """End the client held by ``task`` (its server's process ends with it)."""
         if task is None:
             return
         if stop is not None:

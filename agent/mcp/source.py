@@ -45,7 +45,7 @@ class McpTool(BaseTool):
 
     def worst_case(self, timeout: float) -> float:
         """How long a call can take at most: starting the server, then the call itself."""
-        return max(timeout, self.timeout()) + self.link.start_timeout + 10
+        return max(timeout, self.timeout()) + self.link.start_timeout + 35
 
     def execute(self, params: dict) -> ToolResult:
         outcome = self.run_settled(params, timeout=self.timeout(), max_chars=None, language=None)
