@@ -42,9 +42,12 @@ def logs(state: State, limit: int, tool: str | None, conversation: str | None, a
         for c in calls:
             _print_call(out, c)
         return
-    table = Table("time", "tool", "params", "status", "ms", "result / error", box=None, pad_edge=False)
+    callers = any(c.get("caller") for c in calls)
+    heads = ("time", "tool", *(("caller",) if callers else ()), "params", "status", "ms", "result / error")
+    table = Table(*heads, box=None, pad_edge=False)
     for c in calls:
-        table.add_row(_when(c), c["name"], short(c["params"], 40), _status(c), str(c["duration_ms"]),
+        caller = (c.get("caller") or "riverse",) if callers else ()
+        table.add_row(_when(c), c["name"], *caller, short(c["params"], 40), _status(c), str(c["duration_ms"]),
                       short(c["data"] if c["success"] else c["error"], 60))
     out.print(table)
     raised = sum(1 for c in calls if c.get("traceback"))
@@ -63,7 +66,8 @@ def _status(call: dict[str, Any]) -> str:
 
 def _print_call(out: Any, call: dict[str, Any]) -> None:
     """One call in full: a heading line, its parameters, its result or error, and its traceback."""
-    out.print(styled((f"{_when(call)}  {call['name']}", "bold"), f"  {_status(call)} · {call['duration_ms']} ms"))
+    caller = f" · {call['caller']}" if call.get("caller") else ""
+    out.print(styled((f"{_when(call)}  {call['name']}", "bold"), f"  {_status(call)} · {call['duration_ms']} ms{caller}"))
     out.print(styled(("  params: ", "dim"), json.dumps(call["params"], ensure_ascii=False, default=str)))
     out.print(styled(("  result: " if call["success"] else "  error: ", "dim"), call["data"] if call["success"] else call["error"]))
     if call.get("traceback"):

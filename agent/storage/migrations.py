@@ -97,3 +97,9 @@ def m003_conversation_owner(db: sqlite3.Connection) -> None:
 def m004_tool_call_traceback(db: sqlite3.Connection) -> None:
     """The traceback of a tool call that raised (``riverse logs --verbose``); empty for every other call."""
     db.execute("ALTER TABLE tool_calls ADD COLUMN traceback TEXT NOT NULL DEFAULT ''")
+
+
+@migration
+def m005_tool_call_caller(db: sqlite3.Connection) -> None:
+    """Who asked for a tool call from outside (``mcp:<client>`` for an MCP client); empty for Riverse's own calls."""
+    db.execute("ALTER TABLE tool_calls ADD COLUMN caller TEXT NOT NULL DEFAULT ''")

@@ -154,7 +154,7 @@ class SQLiteStore:
     def add_tool_call(self, cid: str | None, outcome: ToolOutcome) -> int:
         cur = self._execute(
             "INSERT INTO tool_calls (conversation_id, name, params, success, status, data, error, duration_ms, approval, "
-            "created_at, traceback) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "created_at, traceback, caller) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 cid,
                 outcome.name,
@@ -167,6 +167,7 @@ class SQLiteStore:
                 outcome.approval,
                 time.time(),
                 getattr(outcome, "traceback", "") or "",
+                getattr(outcome, "caller", "") or "",
             ),
         )
         return int(cur.lastrowid)

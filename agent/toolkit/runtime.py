@@ -42,6 +42,7 @@ class ToolOutcome:
     call_id: str = ""
     approval: str = ""  # "", "policy", "approved", "approved-session", "refused"
     traceback: str = ""  # the tool's traceback when it raised (for the log and --verbose; the model never sees it)
+    caller: str = ""  # who asked for the call when it was not this Riverse's own agent: "mcp:<client>"
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -195,9 +196,11 @@ class ToolRunner:
 
         def target() -> None:
             try:
-                if isinstance(tool, RemoteTool):
-                    box["settled"] = tool.run(dict(params), timeout=timeout, max_chars=self.max_output_chars,
-                                              language=language)
+                # A tool that settles its own outcome: one in a worker process, or one of an MCP server.
+                settles = tool.run if isinstance(tool, RemoteTool) else getattr(tool, "run_settled", None)
+                if callable(settles):
+                    box["settled"] = settles(dict(params), timeout=timeout, max_chars=self.max_output_chars,
+                                             language=language)
                 else:
                     box["result"] = tool.execute(dict(params))
             except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are contained too
@@ -212,9 +215,10 @@ class ToolRunner:
         return entry, params, call_id, how, box, done, started, timeout
 
     def _finish(self, entry, params, call_id, how, box, done, started, timeout) -> ToolOutcome:
-        remote = isinstance(entry.tool, RemoteTool)
-        # A worker enforces the time limit itself; waiting longer only covers starting and loading one.
-        limit = entry.tool.worst_case(timeout) if remote else timeout
+        # A worker (or an MCP server's link) enforces the time limit itself; waiting longer only covers
+        # starting and loading one.
+        worst_case = getattr(entry.tool, "worst_case", None)
+        limit = worst_case(timeout) if callable(worst_case) else timeout
         finished = self._wait(done, started + limit)
         elapsed = int((time.perf_counter() - started) * 1000)
         out = ToolOutcome(entry.name, params, False, duration_ms=elapsed, call_id=call_id, approval=how)
