@@ -35,6 +35,7 @@ ENV_OVERRIDES: dict[str, str] = {
     "RIVERSE_MODEL_PATH": "llm.model_path",
     "RIVERSE_SERVER_TOKEN": "server.token",
     "RIVERSE_TOOL_ISOLATION": "runtime.isolation",
+    "RIVERSE_DATABASE_URL": "storage.url",
 }
 
 
@@ -121,12 +122,32 @@ class ServerSettings(_Section):
     workers: int = Field(16, ge=1, le=256)
 
 
+class StorageSettings(_Section):
+    # sqlite:///PATH (default: sqlite:///<home>/riverse.db) or postgresql://USER:PASSWORD@HOST:PORT/DATABASE
+    url: str | None = None
+    # connections each process keeps open to PostgreSQL at most
+    pool_size: int = Field(10, ge=1, le=200)
+
+    @field_validator("url")
+    @classmethod
+    def _known_url(cls, value: str | None) -> str | None:
+        if value:
+            from agent.storage import check_url
+
+            try:
+                check_url(value)
+            except RiverseError as exc:
+                raise ValueError(str(exc)) from None
+        return value or None
+
+
 class Settings(_Section):
     language: Literal["en", "zh", "ja"] = "en"
     llm: LLMSettings = Field(default_factory=LLMSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
     tools: dict[str, dict[str, Any]] = Field(default_factory=dict)
     tool_dirs: list[str] = Field(default_factory=list)
     # Folders the file tools may read (besides none); see the file tools' docs.
@@ -158,6 +179,11 @@ class Settings(_Section):
         return self.home / "riverse.db"
 
     @property
+    def storage_url(self) -> str:
+        """Where Riverse keeps its data: ``storage.url``, else the SQLite file in the home."""
+        return self.storage.url or f"sqlite://{self.db_path}"
+
+    @property
     def models_dir(self) -> Path:
         return self.home / "models"
 
@@ -175,6 +201,7 @@ class Settings(_Section):
             "tools": {name: dict(section) for name, section in self.tools.items()},
             "home": str(self.home),
             "file_roots": list(self.file_roots),
+            "storage_url": self.storage_url,  # where the notes tool keeps the user's notes
         }
 
     def resolve_api_key(self, default_env: str | None = None) -> str | None:

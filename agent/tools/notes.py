@@ -17,9 +17,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agent.storage import open_store
 from agent.storage.note_store import Note, NoteStore
-from agent.storage.sqlite import SQLiteStore
-from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult, acting_owner
 from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.tool_settings import positive_int
 
@@ -179,8 +179,9 @@ class NotesTool(BaseTool):
             return failure(_TEXT["too_long"], lang, length=len(text), limit=max_chars)
         if action == "delete" and not isinstance(params.get("id"), int):
             return failure(_TEXT["no_id"], lang)
-        with closing(SQLiteStore(Path(home) / DB_NAME)) as store:
-            notes = NoteStore(store)
+        # The notes of the user whose message is being answered (on a server with users), else the machine's user's.
+        with closing(open_store(self.config.get("storage_url") or Path(home) / DB_NAME, pool_size=1)) as store:
+            notes = NoteStore(store, acting_owner())  # type: ignore[arg-type]
             if action == "add":
                 note = notes.add(text)
                 return ToolResult(success=True, data=pick(_TEXT["added"], lang, id=note.id, text=note.text))
