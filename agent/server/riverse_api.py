@@ -63,7 +63,8 @@ def list_conversations(request: Request, limit: int = 50) -> dict[str, Any]:
     if not 1 <= limit <= 500:
         raise ApiError(400, f"limit must be between 1 and 500, got {limit}", param="limit")
     client = client_of(request)
-    return {"conversations": [_public(c) for c in _turns(request).app.store.conversations(limit, owner=client.key)]}
+    found = _turns(request).app.store.conversations(limit, owner=client.key, shared=client.shared)
+    return {"conversations": [_public(c) for c in found]}
 
 
 def _public(conversation: dict[str, Any]) -> dict[str, Any]:
@@ -141,7 +142,7 @@ async def chat(request: Request) -> StreamingResponse:
     requested = conversation_id_from(body.get("conversation_id"), "'conversation_id'")
     client = client_of(request)
     cid = await run_in_threadpool(turns.open_conversation, requested, [], client)
-    turn = turns.start(text, cid, client.key)
+    turn = turns.start(text, cid, client)
     return StreamingResponse(_events(turns, turn), media_type="text/event-stream",
                              headers={CONVERSATION_HEADER: cid, **SSE_HEADERS})
 
