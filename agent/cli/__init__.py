@@ -13,6 +13,7 @@ from agent.cli.chat import ask, chat
 from agent.cli.logs import logs
 from agent.cli.model import model
 from agent.cli.serve import serve
+from agent.cli.team import db, users
 from agent.cli.tools import tools
 from agent.cli.tool_tests import tools_test
 
@@ -52,6 +53,8 @@ tools.add_command(tools_test)
 cli.add_command(logs)
 cli.add_command(serve)
 cli.add_command(model)
+cli.add_command(users)
+cli.add_command(db)
 
 
 def main() -> None:

@@ -104,6 +104,12 @@ class PostgresStore(SQLStore):
                 raise self._error("lost", exc) from None
             raise
 
+    def after_copy(self, tables: tuple[str, ...]) -> None:
+        with self.transaction() as run:
+            for table in tables:
+                run(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(max(id), 1), max(id) IS NOT NULL) "
+                    f"FROM {table}")
+
     def migrations(self) -> list[str]:
         return [r["name"] for r in self.query("SELECT name FROM _migrations ORDER BY applied_at, name")]
 

@@ -50,6 +50,9 @@ class SQLStore:
     def close(self) -> None:  # pragma: no cover - every backend has its own
         raise NotImplementedError
 
+    def after_copy(self, tables: tuple[str, ...]) -> None:
+        """After rows were inserted with their own ids: make new ids follow them (SQLite does by itself)."""
+
     def on_notify(self, callback: Callable[[str], None]) -> None:
         """Call ``callback(approval_id)`` whenever an approval is answered (in this process, and on
         PostgreSQL in any process using the same database)."""

@@ -47,7 +47,7 @@ class SQLiteStore(SQLStore):
 
     @property
     def location(self) -> str:
-        return f"sqlite:///{self.path}"
+        return f"sqlite://{self.path}" if self.path.startswith("/") else f"sqlite:///{self.path}"
 
     def close(self) -> None:
         with self._lock:
