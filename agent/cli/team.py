@@ -103,5 +103,5 @@ def copy(state: State, target_url: str) -> None:
         copied = copy_store(app.store, target, app.language)
     finally:
         target.close()
-    shown = ", ".join(text("count", app.language, n=n, table=table) for table, n in copied.items())
+    shown = ", ".join(text("count", app.language, n=n, what=table) for table, n in copied.items())
     click.echo(text("copied", app.language, source=app.store.location, target=target.location, counts=shown))

@@ -44,7 +44,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "ja": "{source} を {target} にコピーしました：{counts}。保留中の承認はコピーしません。使うには storage.url"
               "（または RIVERSE_DATABASE_URL）をコピー先に向けてください。",
     },
-    "count": {"en": "{n} {table}", "zh": "{table} {n} 条", "ja": "{table} {n} 件"},
+    "count": {"en": "{n} {what}", "zh": "{what} {n} 条", "ja": "{what} {n} 件"},
 }
 
 
