@@ -39,6 +39,10 @@ ENV_OVERRIDES: dict[str, str] = {
 }
 
 
+# settings whose values are never repeated in an error message
+SECRET_KEYS = frozenset({"storage.url", "server.token", "llm.api_key"})
+
+
 class SettingsError(RiverseError):
     """A settings value is wrong. The message names the key, the file and what to do."""
 
@@ -233,7 +237,8 @@ def _format_validation_error(exc: ValidationError, source: str) -> str:
         if err["type"] == "extra_forbidden":
             msg = "unknown key (check its spelling; see settings.example.yaml)"
         given = err.get("input")
-        shown = "" if err["type"] == "extra_forbidden" or isinstance(given, dict) else f" (got {given!r})"
+        secret = key in SECRET_KEYS  # may hold a password or a token: never repeated
+        shown = "" if err["type"] == "extra_forbidden" or isinstance(given, dict) or secret else f" (got {given!r})"
         lines.append(f"  {key}: {msg}{shown}")
     lines.append("Fix the value(s) above, or remove them to use the defaults.")
     return "\n".join(lines)

@@ -208,9 +208,10 @@ def test_storage_url_is_checked_with_a_clear_error(tmp_path):
     for bad in ("mysql://x/y", "sqlite:/relative.db", "postgresql://", "not a url://"):
         with pytest.raises(StorageError, match="storage.url .* sqlite:///"):
             check_url(bad)
-    (tmp_path / "settings.yaml").write_text("storage:\n  url: mysql://db/riverse\n")
-    with pytest.raises(SettingsError, match=r"storage.url: .*postgresql://USER:PASSWORD@HOST"):
+    (tmp_path / "settings.yaml").write_text("storage:\n  url: mysql://admin:hunter2@db/riverse\n")
+    with pytest.raises(SettingsError, match=r"storage.url: .*postgresql://USER:PASSWORD@HOST") as caught:
         load_settings(tmp_path / "settings.yaml", home=tmp_path)
+    assert "hunter2" not in str(caught.value) and "mysql://admin:***@db/riverse" in str(caught.value)
     home = tmp_path / "home"
     settings = load_settings(home=home, env={"RIVERSE_DATABASE_URL": "postgresql://u@db.example/riverse"})
     assert settings.storage_url == "postgresql://u@db.example/riverse"
@@ -223,7 +224,7 @@ def test_a_postgresql_that_is_down_is_named_without_its_password(pg_cluster):
         open_store(url)
     message = str(caught.value)
     assert "cannot open the PostgreSQL database postgresql://riverse:***@127.0.0.1" in message
-    assert "s3cret-pw" not in message and "Check that the server runs" in message
+    assert "s3cret-pw" not in message and "check that the server runs" in message
 
 
 def test_a_wrong_password_says_so(pg_cluster):

@@ -66,6 +66,15 @@ def test_without_users_a_loopback_server_answers_as_before(riverse_home):
             {"role": "user", "content": "hello"}]}).json()["choices"][0]["message"]["content"].startswith("I have seen")
 
 
+def test_with_users_the_single_server_token_opens_nothing(riverse_home):
+    add_user(open_store(riverse_home / "riverse.db"), "alice")
+    token = "the-old-shared-token-0123456789"
+    app = App(home=str(riverse_home), provider=ScriptedProvider([], default=route), overrides={"server.token": token})
+    with TestClient(create_app(app), base_url=BASE) as client:
+        assert client.get("/api/conversations", headers=bearer(token)).status_code == 401
+        assert client.post("/login", data={"token": token}).status_code == 401
+
+
 def test_with_users_every_request_is_one_users_and_sees_only_theirs(riverse_home, attack_report):
     store = open_store(riverse_home / "riverse.db")
     machine = store.new_conversation(title="the command line's")  # no owner: not a user's
@@ -102,6 +111,7 @@ def test_an_admin_manages_users_over_http_and_a_signed_in_browser_is_its_user(ri
     store = open_store(riverse_home / "riverse.db")
     admin = add_user(store, "root-admin", admin=True)
     with server(riverse_home) as client:
+        assert client.get("/api/info", headers=bearer(admin)).json()["token_required"] is True
         made = client.post("/api/users", headers=bearer(admin), json={"name": "carol"}).json()
         assert made["name"] == "carol" and made["admin"] is False
         assert client.get("/api/conversations", headers=bearer(made["token"])).status_code == 200

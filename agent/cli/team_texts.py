@@ -44,6 +44,15 @@ TEXTS: dict[str, dict[str, str]] = {
         "ja": "{source} を {target} にコピーしました：{counts}。保留中の承認はコピーしません。使うには storage.url"
               "（または RIVERSE_DATABASE_URL）をコピー先に向けてください。",
     },
+    "serve_users": {
+        "en": "{count} users (riverse users list): every request needs one user's token, as 'Authorization: Bearer "
+              "<token>' or by signing in at {url}login; each user sees only their own conversations, notes and approvals.",
+        "zh": "共 {count} 个用户（riverse users list）：每个请求都需要某个用户的令牌，以 'Authorization: Bearer <令牌>' "
+              "发送，或在 {url}login 登录；每个用户只能看到自己的对话、笔记和审批。",
+        "ja": "ユーザー {count} 人（riverse users list）：すべてのリクエストにユーザーのトークンが必要です。"
+              "'Authorization: Bearer <トークン>' で送るか {url}login でサインインしてください。各ユーザーに見えるのは"
+              "自分の会話・メモ・承認だけです。",
+    },
     "count": {"en": "{n} {what}", "zh": "{what} {n} 条", "ja": "{what} {n} 件"},
 }
 

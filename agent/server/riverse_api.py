@@ -47,7 +47,7 @@ def info(request: Request) -> dict[str, Any]:
         "model": app.model_label(),
         "language": app.language,
         "tools": len(app.registry),
-        "token_required": bool(app.settings.server.token),
+        "token_required": bool(app.settings.server.token) or app.store.count_users() > 0,
     }
 
 

@@ -32,7 +32,9 @@ def check_url(url: str, language: str = "en") -> str:
         return url
     if parts.scheme in POSTGRES_SCHEMES and (parts.hostname or parts.path.strip("/")):
         return url
-    raise StorageError(text("bad_url", language, url=url))
+    from agent.storage.postgres import redacted  # psycopg itself is not imported
+
+    raise StorageError(text("bad_url", language, url=redacted(url)))
 
 
 def open_store(location: str | Path = ":memory:", *, pool_size: int = 10, language: str = "en") -> Store:

@@ -25,18 +25,18 @@ TEXTS: dict[str, dict[str, str]] = {
               "pip install 'riverse[postgres]'（psycopg と psycopg_pool）を実行してください",
     },
     "unreachable": {
-        "en": "cannot open the PostgreSQL database {where} (storage.url): {reason}. Check that the server runs and "
+        "en": "cannot open the PostgreSQL database {where} (storage.url) [{reason}]; check that the server runs and "
               "listens there, and that the user, password and database name in storage.url are right",
-        "zh": "无法打开 PostgreSQL 数据库 {where}（storage.url）：{reason}。请确认服务器正在运行并监听该地址，"
+        "zh": "无法打开 PostgreSQL 数据库 {where}（storage.url）[{reason}]；请确认服务器正在运行并监听该地址，"
               "且 storage.url 中的用户名、密码和数据库名正确",
-        "ja": "PostgreSQL データベース {where}（storage.url）を開けません：{reason}。サーバーが動いていてそこで待ち受けているか、"
+        "ja": "PostgreSQL データベース {where}（storage.url）を開けません [{reason}]。サーバーが動いていてそこで待ち受けているか、"
               "storage.url のユーザー名・パスワード・データベース名が正しいか確認してください",
     },
     "lost": {
-        "en": "the PostgreSQL database {where} stopped answering: {reason}; the last change was not stored. "
+        "en": "the PostgreSQL database {where} stopped answering [{reason}]; the last change was not stored. "
               "Check the database server and try again",
-        "zh": "PostgreSQL 数据库 {where} 没有响应：{reason}；最后一次修改没有保存。请检查数据库服务器后重试",
-        "ja": "PostgreSQL データベース {where} が応答しなくなりました：{reason}。最後の変更は保存されていません。"
+        "zh": "PostgreSQL 数据库 {where} 没有响应 [{reason}]；最后一次修改没有保存。请检查数据库服务器后重试",
+        "ja": "PostgreSQL データベース {where} が応答しなくなりました [{reason}]。最後の変更は保存されていません。"
               "データベースサーバーを確認して、もう一度試してください",
     },
 }
