@@ -17,6 +17,7 @@ from agent.server import create_app
 from agent.server.access import ServerAccessError, check_bind
 from agent.storage import open_store
 from agent.storage.note_store import NoteStore
+from agent.toolkit.runtime import ToolOutcome
 from agent.users import add_user, hash_token, owner_key
 from tests.helpers.postgres import pg_cluster, pg_url  # noqa: F401 - fixtures
 from tests.helpers.replica import route
@@ -57,6 +58,20 @@ def test_users_add_list_remove_from_the_command_line(riverse_home):
     gone = runner.invoke(cli, ["users", "remove", "alice"])
     assert gone.exit_code == 1 and "no user named 'alice'" in gone.output
     assert "No users" in runner.invoke(cli, ["users", "list"]).output
+
+
+def test_logs_of_one_user(riverse_home):
+    store = open_store(riverse_home / "riverse.db")
+    add_user(store, "alice")
+    cid = store.new_conversation(owner=owner_key(store.user_named("alice")))
+    store.add_tool_call(cid, ToolOutcome("calculator", {"expression": "1+1"}, True, data="2"))
+    store.add_tool_call(None, ToolOutcome("shell_exec", {"command": "ls"}, True, data="x"))
+    runner = CliRunner()
+    mine = runner.invoke(cli, ["logs", "--user", "alice", "--json"])
+    assert mine.exit_code == 0 and '"calculator"' in mine.output and "shell_exec" not in mine.output
+    assert "shell_exec" in runner.invoke(cli, ["logs", "--json"]).output
+    nobody = runner.invoke(cli, ["logs", "--user", "zed"])
+    assert nobody.exit_code == 1 and "no user named 'zed'" in nobody.output
 
 
 def test_without_users_a_loopback_server_answers_as_before(riverse_home):
