@@ -13,7 +13,6 @@ from agent.server import approvals as approvals_module
 from agent.server.approvals import Approvals
 from agent.storage import open_store
 from agent.toolkit.runtime import ApprovalRequest
-from tests.helpers.postgres import pg_cluster, pg_url  # noqa: F401 - fixtures
 from tests.helpers.waiting import wait_until
 
 pytestmark = pytest.mark.postgres

@@ -13,7 +13,6 @@ import pytest
 
 from agent.storage import open_store
 from agent.users import add_user
-from tests.helpers.postgres import pg_cluster, pg_url  # noqa: F401 - fixtures
 from tests.helpers.replica import replica
 from tests.helpers.waiting import wait_until
 

@@ -17,7 +17,6 @@ from agent.storage.note_store import NoteStore
 from agent.storage.pg_migrations import PG_MIGRATIONS
 from agent.toolkit.runtime import ToolOutcome
 from agent.users import add_user, hash_session, hash_token, session_of
-from tests.helpers.postgres import pg_cluster, pg_url  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.postgres
 
@@ -38,6 +37,17 @@ def store(store_url):
 
 def outcome(name: str, **fields) -> ToolOutcome:
     return ToolOutcome(name, fields.pop("params", {"x": 1}), fields.pop("success", True), **fields)
+
+
+def test_both_backends_implement_every_method_of_the_store_interface():
+    from agent.storage.base import Store
+    from agent.storage.postgres import PostgresStore
+    from agent.storage.sqlite import SQLiteStore
+
+    wanted = {name for name, value in vars(Store).items() if callable(value) and not name.startswith("_")}
+    assert {"add_message", "answer_approval", "pending_approvals", "user_by_hash", "on_notify"} <= wanted
+    for backend in (SQLiteStore, PostgresStore):
+        assert [name for name in sorted(wanted) if not callable(getattr(backend, name, None))] == []
 
 
 def test_both_backends_have_the_same_named_migrations_in_the_same_order():

@@ -19,7 +19,6 @@ from agent.storage import open_store
 from agent.storage.note_store import NoteStore
 from agent.toolkit.runtime import ToolOutcome
 from agent.users import add_user, hash_token, owner_key
-from tests.helpers.postgres import pg_cluster, pg_url  # noqa: F401 - fixtures
 from tests.helpers.replica import route
 
 BASE = "http://127.0.0.1:8787"

@@ -98,7 +98,7 @@ def copy(state: State, target_url: str) -> None:
     from agent.storage.copy import copy_store
 
     app = state.app
-    target = open_store(target_url, pool_size=2, language=app.language)
+    target = open_store(target_url, pool_size=2, language=app.language, setting="--to")
     try:
         copied = copy_store(app.store, target, app.language)
     finally:

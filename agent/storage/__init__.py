@@ -37,9 +37,10 @@ def check_url(url: str, language: str = "en") -> str:
     raise StorageError(text("bad_url", language, url=redacted(url)))
 
 
-def open_store(location: str | Path = ":memory:", *, pool_size: int = 10, language: str = "en") -> Store:
+def open_store(location: str | Path = ":memory:", *, pool_size: int = 10, language: str = "en",
+               setting: str = "storage.url") -> Store:
     """The store at ``location``: a ``sqlite:///…`` or ``postgresql://…`` address, a SQLite file path,
-    or ``:memory:``."""
+    or ``:memory:``. ``setting`` names where the address came from, in error messages."""
     raw = str(location)
     if isinstance(location, Path) or "://" not in raw:
         return SQLiteStore(raw)
@@ -50,4 +51,4 @@ def open_store(location: str | Path = ":memory:", *, pool_size: int = 10, langua
         return SQLiteStore(":memory:" if path == "/:memory:" else path)
     from agent.storage.postgres import PostgresStore  # psycopg is imported only for PostgreSQL
 
-    return PostgresStore(raw, pool_size=pool_size, language=language)
+    return PostgresStore(raw, pool_size=pool_size, language=language, setting=setting)

@@ -27,6 +27,7 @@ from agent.storage.texts import text
 log = logging.getLogger("riverse.storage")
 CHANNEL = "riverse_approvals"
 CONNECT_TIMEOUT_S = 10
+POOL_WAIT_S = 15  # how long a query waits for a free connection (or for a database that went away)
 
 
 def redacted(url: str) -> str:
@@ -51,7 +52,7 @@ class PostgresStore(SQLStore):
     INSTR = "strpos"
     backend = "postgresql"
 
-    def __init__(self, url: str, *, pool_size: int = 10, language: str = "en"):
+    def __init__(self, url: str, *, pool_size: int = 10, language: str = "en", setting: str = "storage.url"):
         super().__init__()
         try:
             import psycopg
@@ -61,6 +62,7 @@ class PostgresStore(SQLStore):
             raise StorageError(text("no_driver", language)) from None
         self.url = url
         self.language = language
+        self.setting = setting  # where the address came from, for messages
         self._psycopg = psycopg
         self._stop = threading.Event()
         self._listener: threading.Thread | None = None
@@ -69,7 +71,7 @@ class PostgresStore(SQLStore):
                 self.applied = migrate(connection)
         except psycopg.Error as exc:
             raise self._error("unreachable", exc) from None
-        self.pool = ConnectionPool(url, min_size=1, max_size=max(1, pool_size), open=True, timeout=30,
+        self.pool = ConnectionPool(url, min_size=1, max_size=max(1, pool_size), open=True, timeout=POOL_WAIT_S,
                                    kwargs={"row_factory": dict_row, "connect_timeout": CONNECT_TIMEOUT_S},
                                    name="riverse")
 
@@ -78,7 +80,7 @@ class PostgresStore(SQLStore):
         return redacted(self.url)
 
     def _error(self, key: str, exc: BaseException) -> StorageError:
-        return StorageError(text(key, self.language, where=redacted(self.url), reason=_reason(exc)))
+        return StorageError(text(key, self.language, where=redacted(self.url), reason=_reason(exc), setting=self.setting))
 
     def close(self) -> None:
         self._stop.set()

@@ -25,12 +25,12 @@ TEXTS: dict[str, dict[str, str]] = {
               "pip install 'riverse[postgres]'（psycopg と psycopg_pool）を実行してください",
     },
     "unreachable": {
-        "en": "cannot open the PostgreSQL database {where} (storage.url) [{reason}]; check that the server runs and "
-              "listens there, and that the user, password and database name in storage.url are right",
-        "zh": "无法打开 PostgreSQL 数据库 {where}（storage.url）[{reason}]；请确认服务器正在运行并监听该地址，"
-              "且 storage.url 中的用户名、密码和数据库名正确",
-        "ja": "PostgreSQL データベース {where}（storage.url）を開けません [{reason}]。サーバーが動いていてそこで待ち受けているか、"
-              "storage.url のユーザー名・パスワード・データベース名が正しいか確認してください",
+        "en": "cannot open the PostgreSQL database {where} ({setting}) [{reason}]; check that the server runs and "
+              "listens there, and that the user, password and database name in {setting} are right",
+        "zh": "无法打开 PostgreSQL 数据库 {where}（{setting}）[{reason}]；请确认服务器正在运行并监听该地址，"
+              "且 {setting} 中的用户名、密码和数据库名正确",
+        "ja": "PostgreSQL データベース {where}（{setting}）を開けません [{reason}]。サーバーが動いていてそこで待ち受けているか、"
+              "{setting} のユーザー名・パスワード・データベース名が正しいか確認してください",
     },
     "lost": {
         "en": "the PostgreSQL database {where} stopped answering [{reason}]; the last change was not stored. "
