@@ -181,3 +181,31 @@ def test_db_copy_into_postgresql(riverse_home, pg_url):
     assert copied.add_message(conversation["id"], "user", "next") == 3
     assert NoteStore(copied, "user:1").add("another").id == 2
     assert copied.user_named("alice")["admin"] is True
+
+
+@pytest.mark.postgres
+def test_a_database_that_goes_away_is_a_clear_503_without_its_password(riverse_home, pg_cluster, pg_url):
+    import psycopg
+
+    store = open_store(pg_url)
+    token = add_user(store, "alice")
+    store.close()
+    app = App(home=str(riverse_home), provider=ScriptedProvider([], default=route),
+              overrides={"storage.url": pg_url, "runtime.isolation": "thread"})
+    admin_url = pg_cluster.url_for("postgres")
+    with TestClient(create_app(app), base_url=BASE) as client:
+        assert client.get("/api/conversations", headers=bearer(token)).status_code == 200
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute("ALTER DATABASE riverse_test ALLOW_CONNECTIONS false")
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'riverse_test'")
+        try:
+            replies = [client.get("/api/conversations", headers=bearer(token)) for _ in range(2)]
+        finally:
+            with psycopg.connect(admin_url, autocommit=True) as admin:
+                admin.execute("ALTER DATABASE riverse_test ALLOW_CONNECTIONS true")
+        for reply in replies:
+            assert reply.status_code == 503
+            error = reply.json()["error"]
+            assert error["code"] == "storage_unavailable" and "PostgreSQL database" in error["message"]
+            assert pg_cluster.password not in reply.text
+        assert client.get("/api/conversations", headers=bearer(token)).status_code == 200  # back again

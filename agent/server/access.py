@@ -40,7 +40,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent.errors import RiverseError
 from agent.i18n import t
-from agent.server.errors import ApiError
+from agent.server.errors import ApiError, storage_unavailable
+from agent.storage.base import StorageError
 from agent.users import hash_session, hash_token, session_of
 
 COOKIE = "riverse_session"
@@ -134,15 +135,18 @@ class AccessGuard:
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
-        users_on = False
-        if self.store is not None:
-            checked_at, users_on = self._users_checked
-            if time.monotonic() - checked_at > USERS_RECHECK_S:
-                users_on = await run_in_threadpool(self._users_on)
-        # Looking a user up reads the store: off the event loop.
-        refusal = await run_in_threadpool(self._refusal, request, True) if users_on else self._refusal(request, False)
-        if refusal is None and (self.token or users_on) and request.url.path == LOGIN_PATH:
-            refusal = await self._login(request, users_on)
+        try:
+            users_on = False
+            if self.store is not None:
+                checked_at, users_on = self._users_checked
+                if time.monotonic() - checked_at > USERS_RECHECK_S:
+                    users_on = await run_in_threadpool(self._users_on)
+            # Looking a user up reads the store: off the event loop.
+            refusal = await run_in_threadpool(self._refusal, request, True) if users_on else self._refusal(request, False)
+            if refusal is None and (self.token or users_on) and request.url.path == LOGIN_PATH:
+                refusal = await self._login(request, users_on)
+        except StorageError as exc:
+            refusal = storage_unavailable(exc).response()
         if refusal is not None:
             await refusal(scope, receive, send)
             return
