@@ -72,7 +72,7 @@ class PostgresStore(SQLStore):
         except psycopg.Error as exc:
             raise self._error("unreachable", exc) from None
         self.pool = ConnectionPool(url, min_size=1, max_size=max(1, pool_size), open=True, timeout=POOL_WAIT_S,
-                                   kwargs={"row_factory": dict_row, "connect_timeout": CONNECT_TIMEOUT_S},
+                                   kwargs={"row_factory": dict_row, "connect_timeout": CONNECT_TIMEOUT_S, "autocommit": True},
                                    name="riverse")
 
     @property
@@ -89,22 +89,36 @@ class PostgresStore(SQLStore):
             self._listener.join(5)
 
     @contextmanager
-    def transaction(self) -> Iterator[Run]:
+    def _connection(self) -> Iterator[Any]:
+        """A connection of the pool (in autocommit mode); a database that went away is a StorageError."""
         psycopg = self._psycopg
         try:
-            with self.pool.connection() as connection, connection.transaction():
-
-                def run(sql: str, args: tuple = ()) -> list[dict[str, Any]]:
-                    cursor = connection.execute(sql.replace("%", "%%").replace("?", "%s"), args)
-                    return list(cursor.fetchall()) if cursor.description else []
-
-                yield run
+            with self.pool.connection() as connection:
+                yield connection
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             raise self._error("lost", exc) from None
         except Exception as exc:
             if type(exc).__name__ == "PoolTimeout":
                 raise self._error("lost", exc) from None
             raise
+
+    @staticmethod
+    def _run_on(connection: Any) -> Run:
+        def run(sql: str, args: tuple = ()) -> list[dict[str, Any]]:
+            cursor = connection.execute(sql.replace("%", "%%").replace("?", "%s"), args)
+            return list(cursor.fetchall()) if cursor.description else []
+
+        return run
+
+    @contextmanager
+    def transaction(self) -> Iterator[Run]:
+        with self._connection() as connection, connection.transaction():
+            yield self._run_on(connection)
+
+    def query(self, sql: str, args: tuple | list = ()) -> list[dict[str, Any]]:
+        """One statement, committed by itself (autocommit: one round trip, no BEGIN and COMMIT)."""
+        with self._connection() as connection:
+            return self._run_on(connection)(sql, tuple(args))
 
     def after_copy(self, tables: tuple[str, ...]) -> None:
         with self.transaction() as run:

@@ -31,6 +31,7 @@ from bench.results import write_section
 ROOT = Path(__file__).resolve().parent.parent.parent
 COMMAND = ".venv/bin/python -m bench.load.team --write"
 QUESTION = "calc"
+WARM_UP = 16
 
 
 def start_replica(home: Path, stack: ExitStack) -> int:
@@ -49,10 +50,14 @@ def make_home(folder: Path, name: str, url: str) -> Path:
 
 async def drive(ports: list[int], clients: int, requests: int, run: Run) -> None:
     body = json.dumps({"model": "riverse", "messages": [{"role": "user", "content": QUESTION}]}).encode()
-    for port in ports:  # warm-up: imports, the store, tool workers
-        warm = Connection(port)
-        await asyncio.wait_for(warm.post("/v1/chat/completions", body), 60)
-        warm.close()
+    async def warm(port: int) -> None:
+        connection = Connection(port)
+        await asyncio.wait_for(connection.post("/v1/chat/completions", body), 60)
+        connection.close()
+
+    # Warm-up, WARM_UP requests at once per replica: imports, the store's connections, and every tool
+    # worker process started, so that neither run counts starting them.
+    await asyncio.gather(*(warm(port) for port in ports for _ in range(WARM_UP)))
 
     async def client(port: int) -> None:
         connection = Connection(port)
@@ -96,7 +101,7 @@ def measure(name: str, url: str, replicas: int, clients: int, requests: int, fol
     with ExitStack() as stack:
         ports = [start_replica(make_home(folder, f"{name[:3]}-{i}", url), stack) for i in range(replicas)]
         asyncio.run(drive(ports, clients, requests, run))
-    return run, lost_rows(url, clients * requests + replicas)
+    return run, lost_rows(url, clients * requests + replicas * WARM_UP)
 
 
 def report(rows: list[tuple[Run, int]], clients: int, requests: int) -> str:
@@ -110,6 +115,7 @@ def report(rows: list[tuple[Run, int]], clients: int, requests: int) -> str:
         f"PostgreSQL on the same machine, {os.cpu_count()} CPU cores shared by the clients, the replicas, their tool "
         "workers and the database: a second replica adds capacity only where there are cores to run it. "
         "Ratios are against one replica on SQLite in the same run. "
+        f"Each replica is warmed up with {WARM_UP} requests at once first (its tool workers started). "
         f"Lost rows: messages and tool calls the turns made that the store does not hold. Command: `{COMMAND}`",
         "",
         "| run | requests | errors | lost rows | req/s | p50 ms | p99 ms | req/s vs 1 × SQLite | p99 vs 1 × SQLite |",
