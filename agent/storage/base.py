@@ -33,7 +33,7 @@ class StoredMessage:
 
 
 class Store(Protocol):
-    """Conversations, messages and tool calls."""
+    """Conversations, messages, tool calls, users, pending approvals (notes: :mod:`agent.storage.note_store`)."""
 
     def close(self) -> None: ...
 

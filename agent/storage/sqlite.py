@@ -20,8 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.home import private_file, private_folder
+from agent.storage.base import StorageError
 from agent.storage.migrations import migrate
 from agent.storage.sql import Run, SQLStore
+
+
+MIN_SQLITE = (3, 35)
 
 
 class SQLiteStore(SQLStore):
@@ -31,6 +35,10 @@ class SQLiteStore(SQLStore):
 
     def __init__(self, path: str | Path = ":memory:"):
         super().__init__()
+        if sqlite3.sqlite_version_info < MIN_SQLITE:
+            raise StorageError(f"Riverse needs SQLite {'.'.join(map(str, MIN_SQLITE))} or newer (for RETURNING and "
+                               f"ON CONFLICT); this Python has SQLite {sqlite3.sqlite_version}. Use a newer Python, "
+                               "or PostgreSQL (storage.url)")
         self.path = str(path)
         if self.path != ":memory:":
             private_folder(Path(self.path).parent)
