@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from agent.errors import RiverseError
 from agent.i18n import t
 from agent.server.errors import ApiError, storage_unavailable
+from agent.server.owners import USER_SCOPE_KEY
 from agent.storage.base import StorageError
 from agent.users import hash_session, hash_token, session_of
 
@@ -49,7 +50,6 @@ LOGIN_PATH = "/login"
 MIN_TOKEN_CHARS = 16
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})
-USER_SCOPE_KEY = "riverse.user"
 USERS_RECHECK_S = 2.0  # how long a server goes on without asking the store whether it has users
 LOGIN_PAGE = Path(__file__).resolve().parent.parent / "web" / "login.html"
 
