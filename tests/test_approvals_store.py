@@ -55,8 +55,7 @@ def test_an_answer_given_on_another_replica_wakes_the_waiting_turn(two_replicas)
     thread, box = wait_in_thread(here, cid, "alice")
     wait_until(lambda: there.pending("alice"), "the request, seen from the other replica")
     if here_store is not there_store:
-        wait_until(lambda: there_store.query("SELECT 1 AS x FROM pg_stat_activity WHERE query LIKE 'LISTEN%'"),
-                   "the waiting replica listening")
+        assert here_store.listening.wait(10), "the waiting replica is not listening"
     [pending] = there.pending("alice")
     assert pending.as_dict()["name"] == "shell_exec" and pending.as_dict()["params"] == {"command": "ls"}
     assert there.pending("bob") == [] and there.answer(pending.id, "yes", "bob") is False

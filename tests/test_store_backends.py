@@ -198,20 +198,12 @@ def test_an_answer_is_announced_to_every_process_using_the_store(store_url, stor
     cid = store.new_conversation()
     store.add_approval("n1", cid, None, {"name": "x"}, time.time() + 60)
     if store.backend == "postgresql":
-        _wait_listening(store, listener)
+        assert listener.listening.wait(10), "the listener did not start"
     assert store.answer_approval("n1", None, "yes")
     assert got.wait(10), "no notification arrived"
     assert "n1" in heard
     if listener is not store:
         listener.close()
-
-
-def _wait_listening(store, listener) -> None:
-    """Until the listener's connection has run LISTEN (it starts in its own thread)."""
-    deadline = time.monotonic() + 10
-    while not store.query("SELECT 1 AS x FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND state = 'idle'"):
-        assert time.monotonic() < deadline, "the listener did not start"
-        threading.Event().wait(0.02)
 
 
 def test_storage_url_is_checked_with_a_clear_error(tmp_path):

@@ -65,6 +65,7 @@ class PostgresStore(SQLStore):
         self.setting = setting  # where the address came from, for messages
         self._psycopg = psycopg
         self._stop = threading.Event()
+        self.listening = threading.Event()  # set while this process LISTENs for answered approvals
         self._listener: threading.Thread | None = None
         try:
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S) as connection:
@@ -147,9 +148,11 @@ class PostgresStore(SQLStore):
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as connection:
                     connection.execute(f"LISTEN {CHANNEL}")
+                    self.listening.set()
                     while not self._stop.is_set():
                         for notice in connection.notifies(timeout=0.5):
                             self._notify_here(notice.payload)
             except psycopg.Error as exc:
+                self.listening.clear()
                 log.warning("listening for approvals on %s failed (%s); trying again", redacted(self.url), _reason(exc))
                 self._stop.wait(1.0)
