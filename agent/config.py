@@ -200,12 +200,15 @@ class Settings(_Section):
 
         The registry narrows ``tools`` to each tool's own section.
         """
+        tools = {name: dict(section) for name, section in self.tools.items()}
+        # Where the notes tool keeps the user's notes; in its own section, so no other tool is handed the
+        # database's address (which may hold a password).
+        tools["notes"] = {**tools.get("notes", {}), "storage_url": self.storage_url}
         return {
             "language": self.language,
-            "tools": {name: dict(section) for name, section in self.tools.items()},
+            "tools": tools,
             "home": str(self.home),
             "file_roots": list(self.file_roots),
-            "storage_url": self.storage_url,  # where the notes tool keeps the user's notes
         }
 
     def resolve_api_key(self, default_env: str | None = None) -> str | None:

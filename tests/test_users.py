@@ -209,3 +209,35 @@ def test_a_database_that_goes_away_is_a_clear_503_without_its_password(riverse_h
             assert error["code"] == "storage_unavailable" and "PostgreSQL database" in error["message"]
             assert pg_cluster.password not in reply.text
         assert client.get("/api/conversations", headers=bearer(token)).status_code == 200  # back again
+
+
+PEEK_TOOL = '''
+import json
+
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+
+class Peek(BaseTool):
+    def manifest(self):
+        return ToolManifest(name="peek", description="Show my config", parameters={}, examples=["peek", "peek now"])
+
+    def execute(self, params):
+        return ToolResult(success=True, data=json.dumps(self.config))
+'''
+
+
+def test_only_the_notes_tool_is_handed_the_database_address(riverse_home, attack_report):
+    from agent.config import load_settings
+    from agent.tools import ToolRegistry
+
+    (riverse_home / "settings.yaml").write_text(
+        "storage:\n  url: postgresql://riverse:pg-secret-9@db.example/riverse\nruntime:\n  isolation: thread\n")
+    (riverse_home / "tools").mkdir()
+    (riverse_home / "tools" / "peek.py").write_text(PEEK_TOOL)
+    settings = load_settings()
+    registry = ToolRegistry(settings.config_for_tools(), user_folder=settings.user_tools_dir, packages=False)
+    seen = registry.get("peek").execute({}).data
+    notes = registry.get("notes").tool_config("notes")
+    attack_report.record("tools: another tool reads the database's address", 1, int("pg-secret-9" in seen))
+    assert "pg-secret-9" not in seen and "storage_url" not in seen
+    assert notes["storage_url"] == "postgresql://riverse:pg-secret-9@db.example/riverse"

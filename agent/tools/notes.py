@@ -202,7 +202,7 @@ class NotesTool(BaseTool):
         if action == "delete" and not isinstance(params.get("id"), int):
             return failure(_TEXT["no_id"], lang)
         # The notes of the user whose message is being answered (on a server with users), else the machine's user's.
-        with _opened(self.config.get("storage_url") or Path(home) / DB_NAME) as store:
+        with _opened(section.get("storage_url") or Path(home) / DB_NAME) as store:
             notes = NoteStore(store, acting_owner())  # type: ignore[arg-type]
             if action == "add":
                 note = notes.add(text)
