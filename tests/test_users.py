@@ -209,6 +209,7 @@ def test_a_database_that_goes_away_is_a_clear_503_without_its_password(riverse_h
             assert error["code"] == "storage_unavailable" and "PostgreSQL database" in error["message"]
             assert pg_cluster.password not in reply.text
         assert client.get("/api/conversations", headers=bearer(token)).status_code == 200  # back again
+    app.store.close()
 
 
 PEEK_TOOL = '''
