@@ -36,7 +36,12 @@ ENV_OVERRIDES: dict[str, str] = {
     "RIVERSE_MODEL_PATH": "llm.model_path",
     "RIVERSE_SERVER_TOKEN": "server.token",
     "RIVERSE_TOOL_ISOLATION": "runtime.isolation",
+    "RIVERSE_DATABASE_URL": "storage.url",
 }
+
+
+# settings whose values are never repeated in an error message
+SECRET_KEYS = frozenset({"storage.url", "server.token", "llm.api_key"})
 
 
 class SettingsError(RiverseError):
@@ -182,6 +187,25 @@ class McpSettings(_Section):
         return value
 
 
+class StorageSettings(_Section):
+    # sqlite:///PATH (default: sqlite:///<home>/riverse.db) or postgresql://USER:PASSWORD@HOST:PORT/DATABASE
+    url: str | None = None
+    # connections each process keeps open to PostgreSQL at most
+    pool_size: int = Field(10, ge=1, le=200)
+
+    @field_validator("url")
+    @classmethod
+    def _known_url(cls, value: str | None) -> str | None:
+        if value:
+            from agent.storage import check_url
+
+            try:
+                check_url(value)
+            except RiverseError as exc:
+                raise ValueError(str(exc)) from None
+        return value or None
+
+
 class Settings(_Section):
     language: Literal["en", "zh", "ja"] = "en"
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -189,6 +213,7 @@ class Settings(_Section):
     approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
     tools: dict[str, dict[str, Any]] = Field(default_factory=dict)
     tool_dirs: list[str] = Field(default_factory=list)
     # Folders the file tools may read (besides none); see the file tools' docs.
@@ -220,6 +245,11 @@ class Settings(_Section):
         return self.home / "riverse.db"
 
     @property
+    def storage_url(self) -> str:
+        """Where Riverse keeps its data: ``storage.url``, else the SQLite file in the home."""
+        return self.storage.url or f"sqlite://{self.db_path}"
+
+    @property
     def models_dir(self) -> Path:
         return self.home / "models"
 
@@ -232,9 +262,13 @@ class Settings(_Section):
 
         The registry narrows ``tools`` to each tool's own section.
         """
+        tools = {name: dict(section) for name, section in self.tools.items()}
+        # Where the notes tool keeps the user's notes; in its own section, so no other tool is handed the
+        # database's address (which may hold a password).
+        tools["notes"] = {**tools.get("notes", {}), "storage_url": self.storage_url}
         return {
             "language": self.language,
-            "tools": {name: dict(section) for name, section in self.tools.items()},
+            "tools": tools,
             "home": str(self.home),
             "file_roots": list(self.file_roots),
         }
@@ -298,7 +332,8 @@ def _format_validation_error(exc: ValidationError, source: str) -> str:
         if err["type"] == "extra_forbidden":
             msg = "unknown key (check its spelling; see settings.example.yaml)"
         given = err.get("input")
-        shown = "" if err["type"] == "extra_forbidden" or isinstance(given, dict) else f" (got {given!r})"
+        secret = key in SECRET_KEYS  # may hold a password or a token: never repeated
+        shown = "" if err["type"] == "extra_forbidden" or isinstance(given, dict) or secret else f" (got {given!r})"
         lines.append(f"  {key}: {msg}{shown}")
     lines.append("Fix the value(s) above, or remove them to use the defaults.")
     return "\n".join(lines)

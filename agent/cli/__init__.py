@@ -14,6 +14,7 @@ from agent.cli.logs import logs
 from agent.cli.mcp import mcp
 from agent.cli.model import model
 from agent.cli.serve import serve
+from agent.cli.team import db, users
 from agent.cli.tools import tools
 from agent.cli.tool_tests import tools_test
 
@@ -55,6 +56,8 @@ cli.add_command(logs)
 cli.add_command(serve)
 cli.add_command(model)
 cli.add_command(mcp)
+cli.add_command(users)
+cli.add_command(db)
 
 
 def main() -> None:

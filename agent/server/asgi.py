@@ -24,6 +24,7 @@ from agent.server.openai_api import router as openai_router
 from agent.server.owners import ClientSessions
 from agent.server.readiness import Readiness
 from agent.server.riverse_api import router as riverse_router
+from agent.server.users_api import router as users_router
 from agent.server.turns import TurnService
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -49,6 +50,7 @@ def create_app(app: App, *, host: str | None = None) -> FastAPI:
     install_error_handlers(api)
     api.include_router(openai_router)
     api.include_router(riverse_router)
+    api.include_router(users_router)
     api.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
 
     @api.get("/", include_in_schema=False)
@@ -61,7 +63,8 @@ def create_app(app: App, *, host: str | None = None) -> FastAPI:
 
     # The last added runs first: the body limit, then who may talk at all, then which client this is.
     api.add_middleware(ClientSessions, token=settings.server.token)
-    api.add_middleware(AccessGuard, token=settings.server.token, loopback_only=is_loopback(host or settings.server.host))
+    api.add_middleware(AccessGuard, token=settings.server.token, loopback_only=is_loopback(host or settings.server.host),
+                       store=app.store)
     api.add_middleware(BodyLimit, max_bytes=settings.server.max_body_bytes)
     return api
 
@@ -70,7 +73,7 @@ def build_server(app: App, *, host: str | None = None, port: int | None = None, 
     """A uvicorn server for ``app``, refusing a non-loopback address without a token (port 0: any free port)."""
     server = app.settings.server
     host = host or server.host
-    check_bind(host, server.token, app.language)
+    check_bind(host, server.token, app.language, has_users=app.store.count_users() > 0)
     config = uvicorn.Config(
         create_app(app, host=host),
         host=host,

@@ -148,7 +148,7 @@ async def chat_completions(request: Request) -> JSONResponse | StreamingResponse
     chat = parse_chat_request(await read_json_object(request), request.headers, turns.app.settings)
     client = client_of(request)
     cid = await run_in_threadpool(turns.open_conversation, chat.conversation_id, chat.earlier, client)
-    turn = turns.start(chat.text, cid, client.key)
+    turn = turns.start(chat.text, cid, client)
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     headers = {CONVERSATION_HEADER: cid}
     if chat.stream:

@@ -53,7 +53,7 @@ def info(request: Request) -> dict[str, Any]:
         "model": app.model_label(),
         "language": app.language,
         "tools": len(app.registry),
-        "token_required": bool(app.settings.server.token),
+        "token_required": bool(app.settings.server.token) or app.store.count_users() > 0,
     }
 
 
@@ -74,7 +74,8 @@ def list_conversations(request: Request, limit: int = 50) -> dict[str, Any]:
     if not 1 <= limit <= 500:
         raise ApiError(400, f"limit must be between 1 and 500, got {limit}", param="limit")
     client = client_of(request)
-    return {"conversations": [_public(c) for c in _turns(request).app.store.conversations(limit, owner=client.key)]}
+    found = _turns(request).app.store.conversations(limit, owner=client.key, shared=client.shared)
+    return {"conversations": [_public(c) for c in found]}
 
 
 def _public(conversation: dict[str, Any]) -> dict[str, Any]:
@@ -160,7 +161,7 @@ async def chat(request: Request) -> StreamingResponse:
             raise ApiError(400, "'resend_from' needs the 'conversation_id' it applies to", param="conversation_id")
         await run_in_threadpool(_drop_from, turns, requested, resend_from, client)
     cid = await run_in_threadpool(turns.open_conversation, requested, [], client)
-    turn = turns.start(text, cid, client.key)
+    turn = turns.start(text, cid, client)
     return StreamingResponse(_events(turns, turn), media_type="text/event-stream",
                              headers={CONVERSATION_HEADER: cid, TURN_HEADER: turn.id, **SSE_HEADERS})
 

@@ -5,11 +5,16 @@ on an approval), so each turn runs in a worker thread and reports its events to 
 an asyncio queue. Conversations therefore never wait for each other, except for a model that can only
 generate one answer at a time (the embedded llama.cpp model declares ``concurrency=1`` in its
 capabilities): every use of it passes a first-come, first-served gate, and a turn that had to wait
-says how long.
+says how long. That gate is this process's own: each replica of a server queues for its own model,
+and replicas that share one inference server are queued by that server.
+
+Nothing a turn needs lives only here: its conversation, messages and tool calls are in the store as
+they happen, and its approval requests too (:mod:`agent.server.approvals`), so any replica lists and
+answers them and any replica continues the conversation afterwards.
 
 A turn belongs to the client that started it (``owner``, a key from :mod:`agent.server.owners`; None for
 the token's holder): only that client lists and answers its pending approvals, and "always" lasts for
-that client's turns in that conversation only.
+that client's turns in that conversation only, on this replica (another replica asks again).
 """
 
 from __future__ import annotations
@@ -19,12 +24,11 @@ import logging
 import math
 import threading
 import time
-import uuid
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agent.app import App
@@ -42,10 +46,12 @@ from agent.providers.base import (
     scored_decoding,
     sentence_vectors,
 )
+from agent.server.approvals import Approvals, PendingApproval
 from agent.server.errors import ApiError
 from agent.router.texts import PREPARING
 from agent.server.owners import Client
 from agent.server.stopping import StoppableProvider, TurnStopped
+from agent.toolkit.base import acting_for
 from agent.toolkit.runtime import ApprovalRequest
 
 log = logging.getLogger("riverse.server")
@@ -173,73 +179,6 @@ class QueuedProvider:
 
 
 @dataclass
-class PendingApproval:
-    """A tool call parked until someone answers yes, no or always (or the time runs out)."""
-
-    id: str
-    conversation_id: str
-    owner: str | None  # the key of the client whose turn asks; None: the token's holder
-    request: ApprovalRequest
-    expires_at: float
-    answer: str = ""
-    answered: threading.Event = field(default_factory=threading.Event)
-
-    def as_dict(self) -> dict[str, Any]:
-        r = self.request
-        return {
-            "id": self.id,
-            "conversation_id": self.conversation_id,
-            "name": r.name,
-            "params": r.params,
-            "risk": r.risk,
-            "declared": r.declared,
-            "description": r.description,
-            "expires_in": max(0, round(self.expires_at - time.time())),
-        }
-
-
-class Approvals:
-    """The tool calls waiting for the user's decision, answered from the web page or the API by the
-    client whose turn asks, and by no other."""
-
-    def __init__(self, timeout: float):
-        self.timeout = timeout
-        self._lock = threading.Lock()
-        self._pending: dict[str, PendingApproval] = {}
-
-    def wait_for(self, conversation_id: str, owner: str | None, request: ApprovalRequest,
-                 announce: Callable[[PendingApproval], None]) -> str:
-        """Park the request, announce it, and block until it is answered; "" when the time ran out."""
-        pending = PendingApproval(uuid.uuid4().hex[:12], conversation_id, owner, request, time.time() + self.timeout)
-        with self._lock:
-            self._pending[pending.id] = pending
-        try:
-            announce(pending)
-            return pending.answer if pending.answered.wait(self.timeout) else ""
-        finally:
-            with self._lock:
-                self._pending.pop(pending.id, None)
-
-    def answer(self, approval_id: str, answer: str, owner: str | None) -> bool:
-        """Answer a pending request of ``owner``'s; False when ``owner`` has none with this id (answered,
-        expired, or another client's: the same answer, so nobody learns which)."""
-        with self._lock:
-            pending = self._pending.get(approval_id)
-        if pending is None or pending.owner != owner or pending.answered.is_set():
-            return False
-        pending.answer = answer
-        pending.answered.set()
-        return True
-
-    def pending(self, owner: str | None, conversation_id: str | None = None) -> list[PendingApproval]:
-        """``owner``'s pending requests (in one conversation, when given)."""
-        with self._lock:
-            items = list(self._pending.values())
-        return [p for p in items
-                if p.owner == owner and (conversation_id is None or p.conversation_id == conversation_id)]
-
-
-@dataclass
 class TurnEvent:
     """What a client is told while a turn runs: ``text``, ``tool_start``, ``tool_end``,
     ``approval_request``, ``notice``, ``queue``, then ``done`` (``stopped`` true when the user stopped
@@ -253,10 +192,12 @@ class TurnEvent:
 class Turn:
     """One running turn: its events for the event loop, and how long it queued for the model."""
 
-    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None):
+    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None,
+                 acting: str | None = None):
         self.id = uuid.uuid4().hex
         self.conversation_id = conversation_id
         self.owner = owner
+        self.acting = acting  # whose notes the turn's tools keep (a user's key; None: the machine's user)
         self.stop = threading.Event()  # set by the user's Stop (see agent.server.stopping)
         self.said = ""  # the answer's text streamed so far, kept when the turn is stopped
         self.queue_wait_ms = 0.0
@@ -324,7 +265,7 @@ class TurnService:
     def __init__(self, app: App):
         self.app = app
         server = app.settings.server
-        self.approvals = Approvals(server.approval_timeout)
+        self.approvals = Approvals(app.store, server.approval_timeout)
         self.gate = FairGate()
         self._pool = ThreadPoolExecutor(max_workers=server.workers, thread_name_prefix="riverse-turn")
         self._allowed: dict[tuple[str | None, str], set[str]] = {}  # (owner, conversation) -> tools approved "always"
@@ -339,9 +280,9 @@ class TurnService:
             for key in [key for key in self._allowed if key[1] == conversation_id]:
                 del self._allowed[key]
 
-    def start(self, text: str, conversation_id: str, owner: str | None) -> Turn:
-        """Start ``owner``'s turn in ``conversation_id`` (which must exist); must be called on the event loop."""
-        turn = Turn(conversation_id, asyncio.get_running_loop(), owner)
+    def start(self, text: str, conversation_id: str, client: Client) -> Turn:
+        """Start ``client``'s turn in ``conversation_id`` (which must exist); must be called on the event loop."""
+        turn = Turn(conversation_id, asyncio.get_running_loop(), client.key, client.notes_owner)
         with self._allowed_lock:
             self._running[turn.id] = turn
         self._pool.submit(self._run, turn, text)
@@ -368,7 +309,8 @@ class TurnService:
     def _run(self, turn: Turn, text: str) -> None:
         try:
             self.app.registry.refresh()  # tool files added or changed since the last turn are picked up
-            result = self._agent(turn).ask(text, turn.conversation_id, on_event=turn.on_agent_event)
+            with acting_for(turn.acting):
+                result = self._agent(turn).ask(text, turn.conversation_id, on_event=turn.on_agent_event)
         except BaseException as exc:  # noqa: BLE001 - reported to the client; only the unexpected is logged
             if isinstance(exc, TurnStopped) or turn.stop.is_set():  # a provider may wrap what stopped it
                 self.app.store.add_message(turn.conversation_id, "assistant", turn.said)  # what was said is kept
@@ -440,6 +382,10 @@ class TurnService:
                                     "a new conversation, or choose another id", code="not_found")
             return existing["id"]
         cid = store.ensure_conversation(conversation_id, owner=client.key)
+        made = store.get_conversation(cid)
+        if made is None or not client.may_see(made):  # another client made this id first, a moment ago
+            raise ApiError(404, f"no conversation {conversation_id!r} of yours; leave the id out to start "
+                                "a new conversation, or choose another id", code="not_found")
         for message in earlier:
             store.add_message(cid, message["role"], message["content"])
         return cid
