@@ -66,13 +66,13 @@ def test_migrations_run_once_and_are_recorded(store_url):
 
 def test_an_old_sqlite_database_gets_only_the_new_migrations(tmp_path):
     db = sqlite3.connect(tmp_path / "old.db")
-    for fn in MIGRATIONS[:4]:  # a database from before users, note owners and stored approvals
+    for fn in MIGRATIONS[:4]:  # a database from before users, note owners, stored approvals and callers
         fn(db)
     db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
     db.executemany("INSERT INTO _migrations VALUES (?, 0)", [(fn.__name__,) for fn in MIGRATIONS[:4]])
     db.execute("INSERT INTO notes (text, folded, created_at) VALUES ('kept', 'kept', 1)")
     db.commit()
-    assert migrate(db) == ["m005_users", "m006_note_owner", "m007_approvals"]
+    assert migrate(db) == ["m005_users", "m006_note_owner", "m007_approvals", "m008_tool_call_caller"]
     store = open_store(tmp_path / "old.db")
     assert [n.text for n in NoteStore(store).latest(5)] == ["kept"]
 

@@ -24,6 +24,7 @@ import logging
 import math
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
