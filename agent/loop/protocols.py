@@ -80,7 +80,7 @@ class NativeProtocol(_PromptInEveryRequest):
         messages.append(
             {
                 "role": "assistant",
-                "content": reply.text or None,
+                "content": reply.text or "",  # not null: some servers answer 500 to a null content
                 "tool_calls": [
                     {
                         "id": o.call_id,
