@@ -167,7 +167,7 @@ class OpenAICompatProvider:
         if stream:
             assert on_text is not None
             try:
-                return self._stream(kwargs, on_text)
+                return self._stream_with_usage(kwargs, on_text)
             except openai.InternalServerError:
                 if "tools" not in kwargs or self.memory.get("streams_tools") is not None:
                     raise
@@ -176,6 +176,19 @@ class OpenAICompatProvider:
                 self.memory.remember(streams_tools=False)
                 return completion
         return self._send_once(kwargs, on_text)
+
+    def _stream_with_usage(self, kwargs: dict[str, Any], on_text: TextCallback) -> Completion:
+        """A stream that ends with the reply's usage (``stream_options``), unless the server refuses that
+        (then remembered, and streamed without)."""
+        if self.memory.get("stream_usage") is False:
+            return self._stream(kwargs, on_text)
+        try:
+            return self._stream({**kwargs, "stream_options": {"include_usage": True}}, on_text)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            if "stream_options" not in server_reason(exc)[1]:
+                raise
+            self.memory.remember(stream_usage=False)
+            return self._stream(kwargs, on_text)
 
     def _send_once(self, kwargs: dict[str, Any], on_text: TextCallback | None) -> Completion:
         response = with_retries(lambda: self.client.chat.completions.create(**kwargs), wait=self._wait)

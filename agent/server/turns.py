@@ -43,6 +43,7 @@ from agent.providers.base import (
     sentence_vectors,
 )
 from agent.server.errors import ApiError
+from agent.server.usage import CountingProvider
 from agent.server.owners import Client
 from agent.toolkit.runtime import ApprovalRequest
 
@@ -249,9 +250,12 @@ class TurnEvent:
 class Turn:
     """One running turn: its events for the event loop, and how long it queued for the model."""
 
-    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None):
+    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None,
+                 prompt_texts: list[str] | None = None):
         self.conversation_id = conversation_id
         self.owner = owner
+        self.prompt_texts = prompt_texts or []  # what the client sent: counted when the provider reports no usage
+        self.counter: CountingProvider | None = None
         self.queue_wait_ms = 0.0
         self.approval_ids: list[str] = []
         self._loop = loop
@@ -282,8 +286,9 @@ class Turn:
         self.emit("queue", wait_ms=math.ceil(waited_ms), total_wait_ms=self.waited_ms)
 
     def finish(self, result: TurnResult) -> None:
+        usage = self.counter.usage(self.prompt_texts, result.answer) if self.counter is not None else None
         self.emit("done", answer=result.answer, conversation_id=result.conversation_id,
-                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms)
+                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms, usage=usage)
 
     def fail(self, error: BaseException) -> None:
         """Report a failed turn: a RiverseError says what to do; anything else stays in the server's log."""
@@ -320,9 +325,10 @@ class TurnService:
             for key in [key for key in self._allowed if key[1] == conversation_id]:
                 del self._allowed[key]
 
-    def start(self, text: str, conversation_id: str, owner: str | None) -> Turn:
-        """Start ``owner``'s turn in ``conversation_id`` (which must exist); must be called on the event loop."""
-        turn = Turn(conversation_id, asyncio.get_running_loop(), owner)
+    def start(self, text: str, conversation_id: str, owner: str | None, prompt_texts: list[str] | None = None) -> Turn:
+        """Start ``owner``'s turn in ``conversation_id`` (which must exist); must be called on the event loop.
+        ``prompt_texts``: the request's texts, counted as the prompt when the provider reports no usage."""
+        turn = Turn(conversation_id, asyncio.get_running_loop(), owner, prompt_texts or [text])
         self._pool.submit(self._run, turn, text)
         return turn
 
@@ -341,6 +347,7 @@ class TurnService:
         provider = self.app.provider
         if capabilities_of(provider).concurrency == 1:
             provider = QueuedProvider(provider, self.gate, turn.on_wait)
+        provider = turn.counter = CountingProvider(provider)
         agent = Agent.from_settings(self.app.settings, provider, self.app.registry, self.app.store, self._approver(turn))
         with self._allowed_lock:
             agent.runner.gate.session_allowed = self._allowed.setdefault((turn.owner, turn.conversation_id), set())
