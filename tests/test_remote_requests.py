@@ -186,3 +186,31 @@ def test_a_checked_protocol_is_what_auto_uses(riverse_home):
     assert App(home=str(riverse_home)).agent().protocol.name == "router"
     write_settings(riverse_home, "http://127.0.0.1:9/v1", "json")
     assert App(home=str(riverse_home)).agent().protocol.name == "json"
+
+
+def test_a_reply_that_is_only_a_function_name_is_asked_again_without_tools(riverse_home):
+    # llama-cpp-python's chatml-function-calling: the model chose a message, the grammar let it write only this
+    with FakeOpenAIServer([{"content": "functions.calculator:"}, {"content": "Hello! I am fine."}]) as server:
+        write_settings(riverse_home, server.base_url, "native")
+        result = ask("hello, how are you?")
+    assert result.exit_code == 0 and result.stdout == "Hello! I am fine.\n"
+    assert [r["tool_choice"] for r in server.requests] == ["auto", "none"]
+
+
+def test_double_escaped_json_is_read():
+    from agent.loop.replies import parse_reply
+
+    parsed = parse_reply("{&amp;#34;tool&amp;#34;: &amp;#34;calculator&amp;#34;, &amp;#34;params&amp;#34;: "
+                         "{&amp;#34;expression&amp;#34;: &amp;#34;1+1&amp;#34;}}")
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("calculator", {"expression": "1+1"})]
+    assert parse_reply("Tom &amp; Jerry").text == "Tom &amp; Jerry"  # text is left as the model wrote it
+
+
+def test_a_tool_call_where_an_answer_was_due_is_not_printed_as_the_answer(riverse_home):
+    call = '{"tool_calls": [{"name": "calculator", "params": {"expression": "6*7"}}]}'
+    with FakeOpenAIServer([{"content": call}] * 3) as server:
+        write_settings(riverse_home, server.base_url, "json", max_steps=1)
+        result = ask("--json", "what is 6*7?")
+    out = json.loads(result.stdout)
+    assert out["answer"].startswith("I stopped after 1 rounds of tool calls")
+    assert "tool_calls" not in out["answer"]

@@ -139,6 +139,9 @@ class JsonProtocol(_PromptInEveryRequest):
             guard = _HoldJson(emit)
             completion = agent.provider.complete(attempt_messages, on_text=guard)
             if not manifests:
+                still_calling = parse_reply(completion.text) if guard.mode == "hold" else None
+                if still_calling is not None and still_calling.kind == "calls":  # not an answer: the loop says so
+                    return Reply(calls=still_calling.calls, raw=completion)
                 if guard.mode == "hold" and completion.text:
                     emit(Event("text", text=completion.text))
                 return Reply(text=completion.text, raw=completion, streamed=True)
@@ -165,7 +168,10 @@ class JsonProtocol(_PromptInEveryRequest):
         return Reply(text=message, raw=completion, streamed=True)
 
     def inject(self, messages: list[dict], reply: Reply, outcomes: list[ToolOutcome], language: str) -> None:
-        messages.append({"role": "assistant", "content": reply.raw.text if reply.raw else reply.text})
+        # The calls as one compact JSON object, not the model's own text: a server that escapes what it is
+        # sent (llama-cpp-python's chatml-function-calling) shows the model a shorter line to copy back.
+        calls = [{"name": o.name, "params": o.params} for o in outcomes]
+        messages.append({"role": "assistant", "content": json.dumps({"tool_calls": calls}, ensure_ascii=False, default=str)})
         messages.append(
             {
                 "role": "user",

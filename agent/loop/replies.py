@@ -175,10 +175,14 @@ def parse_reply(text: Any) -> ParsedReply:
     if not isinstance(text, str):
         return ParsedReply("malformed", error=f"the reply is {type(text).__name__}, not text")
     reply = _parse(text)
-    if reply.kind != "calls" and _ENTITY.search(text):
-        unescaped = _parse(html.unescape(text))
+    unescaped_text = text
+    for _ in range(3):  # escaped again each time it went round: &amp;#34;
+        if reply.kind == "calls" or not _ENTITY.search(unescaped_text):
+            break
+        unescaped_text = html.unescape(unescaped_text)
+        unescaped = _parse(unescaped_text)
         if unescaped.kind == "calls" or (reply.kind == "malformed" and unescaped.kind != "malformed"):
-            return unescaped
+            reply = unescaped
     return reply
 
 

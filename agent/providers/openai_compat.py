@@ -8,6 +8,7 @@ default model; every one of them can be overridden in settings.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -137,7 +138,15 @@ class OpenAICompatProvider:
         try:
             if json_schema is not None:
                 return self._with_schema(kwargs, json_schema, on_text)
-            return self._send(kwargs, on_text)
+            held = _HeldName(on_text) if tools and on_text is not None else None
+            completion = self._send(kwargs, held or on_text)
+            if tools and _garbled_message(completion, tools):
+                # llama-cpp-python's chatml-function-calling: the model chose to answer with a message, and
+                # the server's grammar let it write only a function's name. Ask for the message itself.
+                return self._send({**kwargs, "tool_choice": "none"}, on_text)
+            if held is not None:
+                held.flush()
+            return completion
         except openai.APIError as exc:
             raise translate(exc, where=self._where(), model=self.model, timeout=self.timeout,
                             with_tools=bool(tools)) from exc
@@ -262,6 +271,41 @@ class OpenAICompatProvider:
             f"the reply from {self._where()} was cut off before it finished ({how}); the server or a proxy in "
             "between closed the stream — try again, and check the server's log"
         )
+
+
+_FUNCTION_NAME = re.compile(r"functions\.([\w.-]+):?")
+
+
+def _garbled_message(completion: Completion, tools: list[dict[str, Any]]) -> bool:
+    """A reply that is only ``functions.NAME:`` for a tool that was sent, with no call."""
+    match = _FUNCTION_NAME.fullmatch(completion.text.strip())
+    names = {t.get("function", {}).get("name") for t in tools}
+    return not completion.tool_calls and match is not None and match.group(1) in names
+
+
+class _HeldName:
+    """Streams text through, except a reply that starts like ``functions.``: held until it is known
+    whether it is only a function's name (see :func:`_garbled_message`); :meth:`flush` sends it when not."""
+
+    def __init__(self, on_text: TextCallback):
+        self.on_text = on_text
+        self.held = ""
+        self.passing = False
+
+    def __call__(self, piece: str) -> None:
+        if self.passing:
+            self.on_text(piece)
+            return
+        self.held += piece
+        head = self.held.lstrip()
+        if head and not ("functions."[: len(head)] == head[:10] or head.startswith("functions.")):
+            self.flush()
+
+    def flush(self) -> None:
+        self.passing = True
+        if self.held:
+            self.on_text(self.held)
+            self.held = ""
 
 
 def _about_response_format(exc: openai.APIStatusError) -> bool:
