@@ -214,3 +214,14 @@ def test_a_tool_call_where_an_answer_was_due_is_not_printed_as_the_answer(rivers
     out = json.loads(result.stdout)
     assert out["answer"].startswith("I stopped after 1 rounds of tool calls")
     assert "tool_calls" not in out["answer"]
+
+
+def test_a_server_that_cannot_stream_tool_calls_is_asked_without_a_stream_and_remembered(riverse_home):
+    refused = {"status": 500, "error": "Automatic streaming tool choice is not supported"}
+    with FakeOpenAIServer([refused, {"tool_calls": [CALC]}, {"content": "6*7 is 42."}]) as server:
+        write_settings(riverse_home, server.base_url, "native")
+        result = ask("what is 6*7?")
+    assert result.exit_code == 0 and result.stdout == "6*7 is 42.\n"
+    assert [bool(r.get("stream")) for r in server.requests] == [True, False, False]
+    remembered = json.loads((riverse_home / FILENAME).read_text())
+    assert remembered[endpoint_key(server.base_url, "test-model")]["streams_tools"] is False
