@@ -225,3 +225,11 @@ def test_a_server_that_cannot_stream_tool_calls_is_asked_without_a_stream_and_re
     assert [bool(r.get("stream")) for r in server.requests] == [True, False, False]
     remembered = json.loads((riverse_home / FILENAME).read_text())
     assert remembered[endpoint_key(server.base_url, "test-model")]["streams_tools"] is False
+
+
+def test_an_answer_written_as_json_where_an_answer_was_due_is_read(riverse_home):
+    call = '{"tool_calls": [{"name": "calculator", "params": {"expression": "6*7"}}]}'
+    with FakeOpenAIServer([{"content": call}, {"content": '{"answer": "6*7 is 42."}'}]) as server:
+        write_settings(riverse_home, server.base_url, "json", max_steps=1)
+        result = ask("what is 6*7?")
+    assert result.exit_code == 0 and result.stdout == "6*7 is 42.\n"

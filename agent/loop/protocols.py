@@ -139,12 +139,13 @@ class JsonProtocol(_PromptInEveryRequest):
             guard = _HoldJson(emit)
             completion = agent.provider.complete(attempt_messages, on_text=guard)
             if not manifests:
-                still_calling = parse_reply(completion.text) if guard.mode == "hold" else None
-                if still_calling is not None and still_calling.kind == "calls":  # not an answer: the loop says so
-                    return Reply(calls=still_calling.calls, raw=completion)
-                if guard.mode == "hold" and completion.text:
-                    emit(Event("text", text=completion.text))
-                return Reply(text=completion.text, raw=completion, streamed=True)
+                held = parse_reply(completion.text) if guard.mode == "hold" else None
+                if held is not None and held.kind == "calls":  # not an answer: the loop says so
+                    return Reply(calls=held.calls, raw=completion)
+                text = held.text if held is not None and held.kind == "text" and held.text else completion.text
+                if guard.mode == "hold" and text:
+                    emit(Event("text", text=text))
+                return Reply(text=text, raw=completion, streamed=True)
             if completion.tool_calls:  # a provider may return structured calls even here
                 return Reply(text=completion.text, calls=list(completion.tool_calls), raw=completion)
             parsed = parse_reply(completion.text)
