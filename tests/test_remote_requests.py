@@ -233,3 +233,28 @@ def test_an_answer_written_as_json_where_an_answer_was_due_is_read(riverse_home)
         write_settings(riverse_home, server.base_url, "json", max_steps=1)
         result = ask("what is 6*7?")
     assert result.exit_code == 0 and result.stdout == "6*7 is 42.\n"
+
+
+@pytest.mark.parametrize("native_reply, protocol", [
+    ({"tool_calls": [{"name": "calculator", "arguments": {"expression": "17*23"}}]}, "native"),
+    ({"content": "17*23 is 391."}, "router"),
+])
+def test_model_check_probes_and_remembers_the_best_protocol(riverse_home, native_reply, protocol):
+    replies = [
+        native_reply,
+        {"content": '{"tool": "calculator", "params": {"expression": "17*23"}}'},
+        {"content": '{"tool": "none"}'},
+        {"content": '{"tool_calls": [{"name": "calculator", "params": {"expression": "17*23"}}]}'},
+        {"content": "17*23 is 391."},
+    ]
+    with FakeOpenAIServer(replies) as server:
+        write_settings(riverse_home, server.base_url, "auto")
+        result = CliRunner().invoke(cli, ["model", "--check", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert {name: c["ok"] for name, c in report["checks"].items()} == {
+        "native": protocol == "native", "schema": True, "json": True, "results": True}
+    assert report["protocol"] == protocol
+    remembered = json.loads((riverse_home / FILENAME).read_text())[endpoint_key(server.base_url, "test-model")]
+    assert remembered["protocol"] == protocol
+    assert server.requests[0]["tool_choice"] == "auto" and server.requests[1]["response_format"]["type"] == "json_schema"

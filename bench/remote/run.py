@@ -1,6 +1,6 @@
 """Router decisions through a remote model server beside the same decisions in-process.
 
-The same English messages of ``bench/routing/cases.yaml`` (every 7th English case: 20 messages, tools and
+The same English messages of ``bench/routing/cases.yaml`` (every 4th English case: 20 messages, tools and
 no tool) are decided by the router twice with the embedded model and the 11 built-in tools:
 
 - in-process: ``LocalProvider`` (scored decoding, the fixed prompt prepared once and kept);
@@ -37,7 +37,7 @@ from tests.helpers.llama_server import llama_server
 
 CASES = Path(__file__).resolve().parents[1] / "routing" / "cases.yaml"
 COMMAND = ".venv/bin/python -m bench.remote.run --write"
-EVERY = 7
+EVERY = 4
 COUNT = 20
 
 
@@ -46,34 +46,27 @@ def messages() -> list[dict[str, Any]]:
     return english[::EVERY][:COUNT]
 
 
-def timed(decide: Any, cases: list[dict[str, Any]]) -> tuple[list[float], int]:
-    seconds, right = [], 0
-    for case in cases:
-        started = time.perf_counter()
-        decision = decide(case["message"])
-        seconds.append(time.perf_counter() - started)
-        right += decision.tool == case["tool"]
-    return seconds, right
-
-
 def run() -> dict[str, tuple[list[float], int]]:
+    """Both routers over the same messages, alternating case by case so that a busy machine slows both alike."""
     settings = load_settings()
     cases = messages()
     manifests = manifests_for("en")
-    results: dict[str, tuple[list[float], int]] = {}
-    local = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=4096,
-                          temperature=0.0, language="en")
-    local.load()
-    router = Router()
-    router.prepare(local, manifests, "en")
-    results["in-process"] = timed(lambda text: router.decide(local, manifests, text, "en"), cases)
     model = ensure_default_model(settings.models_dir, progress=False)
-    del local  # one model in memory at a time
     with tempfile.TemporaryDirectory() as folder, llama_server(model, Path(folder) / "server.log") as base:
+        local = LocalProvider(model, cache_dir=settings.home / "cache", n_ctx=4096, temperature=0.0, language="en")
+        local.load()
         remote = OpenAICompatProvider(model="local", base_url=base, temperature=0.0, timeout=600)
-        remote_router = Router()
-        remote_router.decide(remote, manifests, "hello", "en")  # warm-up: the server evaluates the fixed prefix
-        results["remote"] = timed(lambda text: remote_router.decide(remote, manifests, text, "en"), cases)
+        routers = {"in-process": (Router(), local), "remote": (Router(), remote)}
+        routers["in-process"][0].prepare(local, manifests, "en")
+        routers["remote"][0].decide(remote, manifests, "hello", "en")  # warm-up: the server evaluates the prefix
+        results: dict[str, tuple[list[float], int]] = {name: ([], 0) for name in routers}
+        for case in cases:
+            for name, (router, provider) in routers.items():
+                started = time.perf_counter()
+                decision = router.decide(provider, manifests, case["message"], "en")
+                seconds, right = results[name]
+                seconds.append(time.perf_counter() - started)
+                results[name] = (seconds, right + (decision.tool == case["tool"]))
     return results
 
 
@@ -89,11 +82,12 @@ def section(results: dict[str, tuple[list[float], int]]) -> str:
         "## Remote router",
         "",
         "Router decisions (which tool, or none, and its parameters) for 20 English messages of",
-        "`bench/routing/cases.yaml` (every 7th English case) over the 11 built-in tools, with the embedded model",
+        "`bench/routing/cases.yaml` (every 4th English case) over the 11 built-in tools, with the embedded model",
         "(Qwen2.5-Coder-0.5B-Instruct Q4_K_M, 2 shared cores, times are noisy): in-process (scored decoding, the",
         "fixed prompt prepared and kept), and through llama-cpp-python's own server (`python -m llama_cpp.server",
         "--chat_format chatml-function-calling`, loopback) with the decision's JSON schema as `response_format`;",
         "the server reuses the prompt's fixed prefix from the decision before (one warm-up decision, untimed).",
+        "The two alternate case by case, so that a busy machine slows both alike.",
         f"Ratios are against the in-process router. Command: `{COMMAND}`",
         "",
         "| router | decisions | median s | mean s | max s | median vs in-process | mean vs in-process | tool right |",
