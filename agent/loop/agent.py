@@ -109,6 +109,12 @@ class Agent:
             answer = pick(prompts.BUDGET_EXHAUSTED, self.language).format(steps=self.max_steps)
             emit(Event("notice", text=answer))
             emit(Event("text", text=answer))
+        elif not answer.strip():  # no text and no call: never a silent empty answer
+            answer = pick(prompts.NO_ANSWER, self.language)
+            emit(Event("notice", text=answer, name="no_answer"))
+            emit(Event("text", text=answer))
+        elif reply.raw is not None and reply.raw.finish_reason == "length":
+            emit(Event("notice", text=pick(prompts.CUT_AT_MAX_TOKENS, self.language)))
         self.store.add_message(cid, "assistant", answer)
         return TurnResult(answer, outcomes, cid, self.protocol.name, step)
 
@@ -126,7 +132,7 @@ class Agent:
         except ToolsUnsupportedError as exc:
             if self.tool_protocol != "auto" or self.protocol.name != "native":
                 raise
-            emit(Event("notice", text=f"{exc}; switching to the JSON tool protocol"))
+            emit(Event("notice", text=f"{exc.reason}; switching to the JSON tool protocol"))
             self._protocol = JsonProtocol()
             messages[0] = {"role": "system", "content": self._protocol.system_prompt(self.language, manifests)}
             return self._protocol.next(self, messages, manifests, emit)

@@ -24,11 +24,26 @@ TextCallback = Callable[[str], None]
 
 
 class ProviderError(RiverseError):
-    """The model could not be reached or refused the request. The message says what to do."""
+    """The model could not be reached or refused the request. The message says what to do, on one
+    line; ``detail`` keeps what the server said at length (shown with ``--verbose``)."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
 
 
 class ToolsUnsupportedError(ProviderError):
-    """The endpoint rejected a request because it carried native ``tools``."""
+    """The endpoint rejected a request because it carried native ``tools``. ``reason`` says how; the
+    message adds which setting avoids it."""
+
+    HINT = (
+        "; set llm.tool_protocol to json (tools described in the prompt) or auto (which falls back to it), "
+        "or run riverse model --check to find what this server does best"
+    )
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason + self.HINT, detail)
+        self.reason = reason
 
 
 @dataclass
@@ -46,6 +61,8 @@ class Completion:
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     # tokens or other figures the provider wants to report (optional)
     usage: dict[str, Any] = field(default_factory=dict)
+    #: why the reply ended, as the server said: "stop", "tool_calls", "length" (cut at max_tokens), ...
+    finish_reason: str = ""
 
 
 @dataclass(frozen=True)

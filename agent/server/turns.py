@@ -50,6 +50,7 @@ from agent.providers.base import (
 from agent.server.approvals import Approvals, PendingApproval
 from agent.server.errors import ApiError
 from agent.router.texts import PREPARING
+from agent.server.usage import CountingProvider
 from agent.server.owners import Client
 from agent.server.stopping import StoppableProvider, TurnStopped
 from agent.toolkit.base import acting_for
@@ -194,13 +195,15 @@ class Turn:
     """One running turn: its events for the event loop, and how long it queued for the model."""
 
     def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None,
-                 acting: str | None = None):
+                 acting: str | None = None, prompt_texts: list[str] | None = None):
         self.id = uuid.uuid4().hex
         self.conversation_id = conversation_id
         self.owner = owner
         self.acting = acting  # whose notes the turn's tools keep (a user's key; None: the machine's user)
         self.stop = threading.Event()  # set by the user's Stop (see agent.server.stopping)
         self.said = ""  # the answer's text streamed so far, kept when the turn is stopped
+        self.prompt_texts = prompt_texts or []  # what the client sent: counted when the provider reports no usage
+        self.counter: CountingProvider | None = None
         self.queue_wait_ms = 0.0
         self.approval_ids: list[str] = []
         self._loop = loop
@@ -238,8 +241,10 @@ class Turn:
         self.emit("queue", wait_ms=math.ceil(waited_ms), total_wait_ms=self.waited_ms)
 
     def finish(self, result: TurnResult) -> None:
+        usage = self.counter.usage(self.prompt_texts, result.answer) if self.counter is not None else None
         self.emit("done", answer=result.answer, conversation_id=result.conversation_id,
-                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms, stopped=False)
+                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms, stopped=False,
+                  usage=usage)
 
     def stopped(self) -> None:
         self.emit("done", answer=self.said, conversation_id=self.conversation_id, queue_wait_ms=self.waited_ms,
@@ -281,9 +286,10 @@ class TurnService:
             for key in [key for key in self._allowed if key[1] == conversation_id]:
                 del self._allowed[key]
 
-    def start(self, text: str, conversation_id: str, client: Client) -> Turn:
-        """Start ``client``'s turn in ``conversation_id`` (which must exist); must be called on the event loop."""
-        turn = Turn(conversation_id, asyncio.get_running_loop(), client.key, client.notes_owner)
+    def start(self, text: str, conversation_id: str, client: Client, prompt_texts: list[str] | None = None) -> Turn:
+        """Start ``client``'s turn in ``conversation_id`` (which must exist); must be called on the event loop.
+        ``prompt_texts``: the request's texts, counted as the prompt when the provider reports no usage."""
+        turn = Turn(conversation_id, asyncio.get_running_loop(), client.key, client.notes_owner, prompt_texts or [text])
         with self._allowed_lock:
             self._running[turn.id] = turn
         self._pool.submit(self._run, turn, text)
@@ -330,6 +336,7 @@ class TurnService:
         provider = self.app.provider
         if capabilities_of(provider).concurrency == 1:
             provider = QueuedProvider(provider, self.gate, turn.on_wait)
+        provider = turn.counter = CountingProvider(provider)
         provider = StoppableProvider(provider, turn.stop)
         agent = Agent.from_settings(self.app.settings, provider, self.app.registry, self.app.store, self._approver(turn))
         agent.runner.stop = turn.stop
