@@ -33,6 +33,7 @@ ENV_OVERRIDES: dict[str, str] = {
     "RIVERSE_BASE_URL": "llm.base_url",
     "RIVERSE_API_KEY": "llm.api_key",
     "RIVERSE_TOOL_PROTOCOL": "llm.tool_protocol",
+    "RIVERSE_GROUNDING": "llm.grounding",
     "RIVERSE_MODEL_PATH": "llm.model_path",
     "RIVERSE_SERVER_TOKEN": "server.token",
     "RIVERSE_TOOL_ISOLATION": "runtime.isolation",
@@ -64,12 +65,21 @@ class LLMSettings(_Section):
     max_tokens: int = Field(512, ge=16, le=32768)
     request_timeout: float = Field(120.0, gt=0)
     history_turns: int = Field(8, ge=0, le=200)
+    # answers after a tool ran are checked against its results; failures are stated by Riverse:
+    # auto (on for small local models: the router protocol or the embedded model) | on | off
+    grounding: Literal["auto", "on", "off"] = "auto"
     # embedded model
     model_path: str | None = None
     n_ctx: int = Field(4096, ge=512, le=131072)
     n_threads: int | None = Field(None, ge=1)
     # scripted fake provider (tests, demos): a YAML/JSON file of responses
     script: str | None = None
+
+    @field_validator("grounding", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: Any) -> Any:
+        """YAML reads an unquoted ``on`` / ``off`` as true / false."""
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
 
 
 class RuntimeSettings(_Section):

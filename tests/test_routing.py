@@ -151,8 +151,8 @@ def test_tool_decision_runs_the_tool_with_only_real_parameters_and_answers_from_
     final = answer_prompt[-1]
     assert final["role"] == "user"
     assert final["content"].startswith("东京今天天气怎么样？")
-    assert '- weather({"city": "东京"}): 东京: 12°C, sunny' in final["content"]
-    assert "不要添加结果里没有的内容" in final["content"]
+    assert "\n- 东京: 12°C, sunny\n" in final["content"]
+    assert "数字照原样引用，不要添加结果里没有的内容。" in final["content"]
 
 
 @pytest.mark.parametrize(
@@ -164,11 +164,12 @@ def test_tool_decision_runs_the_tool_with_only_real_parameters_and_answers_from_
     ],
 )
 def test_bad_decisions_are_reported_and_answered_without_a_tool(registry, decision, problem):
-    provider = ScriptedProvider([decision, "Sorry, I can't check that."], native_tools=False)
+    """The message asks for the weather, which no tool looked up: the answer says so, never a guess."""
+    provider = ScriptedProvider([decision, "It is 22°C in Tokyo."], native_tools=False)
     events: list[Event] = []
     result = agent_with(provider, registry).ask("weather in Tokyo?", on_event=events.append)
-    assert result.answer == "Sorry, I can't check that."
-    assert calls(registry) == []
+    assert result.answer.startswith("I did not look that up, and I won't guess information only a tool can know.")
+    assert len(provider.requests) == 1 and calls(registry) == []
     notices = [e.text for e in events if e.kind == "notice"]
     assert len(notices) == 1 and "answering without a tool" in notices[0]
     if problem != "could not be read":

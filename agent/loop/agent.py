@@ -5,16 +5,23 @@ protocol in the prompt) → the tool calls run (in parallel, each with a timeout
 injected into the context → the model answers or calls more tools, for at most ``max_steps`` rounds;
 then it must answer. Everything that goes wrong with a tool or with the model's output becomes a
 failed result the model sees, or a notice; only an unreachable model stops a turn.
+
+With grounding on (``llm.grounding``), the answer goes through an :class:`~agent.loop.guard.AnswerGuard`:
+failures are stated by Riverse, and an answer after tools ran is checked against their results
+before it is shown.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from agent.i18n import pick, detect_language
 from agent.config import Settings
 import agent.loop.prompts as prompts
 from agent.loop.events import Event, EventCallback, Reply, TurnResult
+from agent.loop.guard import AnswerGuard, StopAnswer, grounding_on
 from agent.loop.protocols import JsonProtocol, ToolProtocol, make_protocol
-from agent.providers.base import Provider, ToolsUnsupportedError, capabilities_of
+from agent.providers.base import Provider, ToolCallRequest, ToolsUnsupportedError, capabilities_of
 from agent.storage import Store, open_store
 from agent.toolkit.base import ToolManifest, answering_in
 from agent.toolkit.registry import ToolRegistry
@@ -36,6 +43,7 @@ class Agent:
         max_steps: int = 4,
         history_turns: int = 8,
         parallel_tools: bool = True,
+        grounding: str = "auto",
     ):
         self.provider = provider
         self.registry = registry
@@ -46,6 +54,9 @@ class Agent:
         self.max_steps = max_steps
         self.history_turns = history_turns
         self.parallel_tools = parallel_tools
+        self.grounding = grounding
+        #: the conversation of the turn being answered (protocols may read its earlier tool calls)
+        self.conversation_id: str | None = None
         self._protocol: ToolProtocol | None = None
 
     @classmethod
@@ -62,6 +73,7 @@ class Agent:
             max_steps=settings.llm.max_steps,
             history_turns=settings.llm.history_turns,
             parallel_tools=settings.runtime.parallel_tools,
+            grounding=settings.llm.grounding,
         )
 
     @property
@@ -74,6 +86,11 @@ class Agent:
             self._protocol = make_protocol(name)
         return self._protocol
 
+    @property
+    def grounded(self) -> bool:
+        """Whether answers are checked against the tool results (``llm.grounding``)."""
+        return grounding_on(self.grounding, self.protocol.name, self.provider)
+
     def ask(self, text: str, conversation_id: str | None = None, on_event: EventCallback | None = None) -> TurnResult:
         with answering_in(detect_language(text, self.language)):
             return self._ask(text, conversation_id, on_event)
@@ -81,18 +98,22 @@ class Agent:
     def _ask(self, text: str, conversation_id: str | None, on_event: EventCallback | None) -> TurnResult:
         emit = on_event or (lambda event: None)
         cid = self.store.ensure_conversation(conversation_id)
+        self.conversation_id = cid
         history = self.store.history(cid, self.history_turns)
         self.store.add_message(cid, "user", text)
         manifests = self.registry.manifests()
         messages = self.opening_messages(text, manifests, history)
+        guard = self._guard(text)
         outcomes: list[ToolOutcome] = []
         reply = Reply()
         step = 0
         for step in range(1, self.max_steps + 2):
             final = step > self.max_steps
+            if guard.compose_now(outcomes):
+                break
             if final:
                 messages.append({"role": "user", "content": pick(prompts.FINAL_ONLY, self.language)})
-            reply = self._next(messages, [] if final else manifests, emit)
+            reply = self._next(messages, [] if final else manifests, guard, guard.watch(emit, outcomes))
             if not reply.calls or final:
                 break
             calls = [(c.name, c.arguments, c.id or f"call_{step}_{i}") for i, c in enumerate(reply.calls)]
@@ -104,19 +125,40 @@ class Agent:
                 emit(Event("tool_end", name=outcome.name, params=outcome.params, outcome=outcome))
             outcomes.extend(results)
             self.protocol.inject(messages, reply, results, self.language)
-        answer = reply.text or ""
-        if reply.calls and not answer:  # still calling tools after the budget: say so instead of nothing
+            reply = Reply()
+        if reply.calls and not reply.text:  # still calling tools after the budget: say so instead of nothing
             answer = pick(prompts.BUDGET_EXHAUSTED, self.language).format(steps=self.max_steps)
             emit(Event("notice", text=answer))
             emit(Event("text", text=answer))
-        elif not answer.strip():  # no text and no call: never a silent empty answer
-            answer = pick(prompts.NO_ANSWER, self.language)
-            emit(Event("notice", text=answer, name="no_answer"))
-            emit(Event("text", text=answer))
-        elif reply.raw is not None and reply.raw.finish_reason == "length":
-            emit(Event("notice", text=pick(prompts.CUT_AT_MAX_TOKENS, self.language)))
+        else:
+            answer = guard.finish(reply, outcomes, emit)
+            if not answer.strip():  # no text and no call: never a silent empty answer
+                answer = pick(prompts.NO_ANSWER, self.language)
+                emit(Event("notice", text=answer, name="no_answer"))
+                emit(Event("text", text=answer))
+            elif answer == reply.text and reply.raw is not None and reply.raw.finish_reason == "length":
+                emit(Event("notice", text=pick(prompts.CUT_AT_MAX_TOKENS, self.language)))
         self.store.add_message(cid, "assistant", answer)
         return TurnResult(answer, outcomes, cid, self.protocol.name, step)
+
+    def _guard(self, text: str) -> AnswerGuard:
+        language = detect_language(text, self.language)
+        return AnswerGuard(self.grounded, text, language, self.protocol, self.language)
+
+    def answer_after(
+        self, text: str, outcomes: list[ToolOutcome], history: list[dict] | None = None, on_event: EventCallback | None = None
+    ) -> str:
+        """The answer to ``text`` once ``outcomes`` are this turn's tool results, as :meth:`ask` gives
+        it (nothing is stored; the benchmark of answers feeds results in this way)."""
+        emit = on_event or (lambda event: None)
+        with answering_in(detect_language(text, self.language)):
+            messages = self.opening_messages(text, self.registry.manifests(), history)
+            calls = [ToolCallRequest(o.name, o.params, o.call_id or f"call_{i}") for i, o in enumerate(outcomes)]
+            outcomes = [replace(o, call_id=call.id) for o, call in zip(outcomes, calls)]
+            self.protocol.inject(messages, Reply(calls=calls), outcomes, self.language)
+            guard = self._guard(text)
+            reply = Reply() if guard.compose_now(outcomes) else self._next(messages, [], guard, guard.watch(emit, outcomes))
+            return guard.finish(reply, outcomes, emit)
 
     def opening_messages(self, text: str, manifests: list[ToolManifest], history: list[dict] | None = None) -> list[dict]:
         """What the model is sent first in a turn (also what ``riverse tools eval`` asks it)."""
@@ -126,7 +168,13 @@ class Agent:
             {"role": "user", "content": text},
         ]
 
-    def _next(self, messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
+    def _next(self, messages: list[dict], manifests: list[ToolManifest], guard: AnswerGuard, emit: EventCallback) -> Reply:
+        try:
+            return self._protocol_next(messages, manifests, emit)
+        except StopAnswer:  # the guard ended a generation that repeated itself or ran too long
+            return guard.stopped()
+
+    def _protocol_next(self, messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
         try:
             return self.protocol.next(self, messages, manifests, emit)
         except ToolsUnsupportedError as exc:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+import re
+from typing import Any, Iterable, Mapping
 
 from agent.toolkit.base import ToolManifest
 
@@ -110,3 +111,11 @@ def format_results(outcomes: Iterable[Any]) -> str:
         status = "ok" if o.success else "failed"
         lines.append(f"- {o.name}({params}) [{status}]: {o.for_model()}")
     return "\n".join(lines)
+
+
+def instruction_pieces(*tables: Mapping[str, str]) -> tuple[str, ...]:
+    """The wording of prompt texts in every language, without their placeholders: what an answer
+    must not repeat (see :func:`agent.loop.grounding.leaked`)."""
+    return tuple(
+        piece for table in tables for text in table.values() for piece in re.split(r"\{\w+\}", text) if piece.strip()
+    )

@@ -52,6 +52,8 @@ class _PromptInEveryRequest:
     """A protocol whose whole prompt travels with every request: nothing to prepare ahead."""
 
     prepares_prompts = False
+    #: the wording of its prompts, which an answer must not repeat
+    answer_instructions = prompts.instruction_pieces(prompts.SYSTEM, prompts.FINAL_ONLY)
 
     def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
         return {}
@@ -125,6 +127,7 @@ class JsonProtocol(_PromptInEveryRequest):
     """Manifests in the prompt; the model answers with a JSON object to call tools, or with text."""
 
     name = "json"
+    answer_instructions = prompts.instruction_pieces(prompts.SYSTEM, prompts.JSON_PROTOCOL, prompts.TOOL_RESULTS, prompts.FINAL_ONLY)
 
     def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
         base = pick(prompts.SYSTEM, language)

@@ -36,15 +36,19 @@ Providers without scored decoding (OpenAI-compatible endpoints, the scripted fak
 prompt and a JSON schema built from the manifests (``complete(..., json_schema=...)``); what comes
 back is validated, and bad output means answering without a tool, with a notice, never an exception.
 
-After the tool ran, the answer is generated from a small prompt: the question, the tool results and
-an instruction to answer briefly in the user's language (detected from the message) using only
-those results; it is streamed as ``text`` events.
+After the tool ran, the answer is generated from a small prompt: the question, the results of the
+calls that succeeded and an instruction to answer briefly in the user's language (detected from the
+message) using only those results; earlier turns are left out (a small model copies their figures).
+With grounding on (the default for the embedded model) the loop checks that answer before it is
+shown and says itself what failed (:mod:`agent.loop.guard`), and a message that no tool answered
+but that asks for live data is answered with the reason it was not looked up
+(:mod:`agent.router.live_data`).
 
 The package, by file: :mod:`~agent.router.decision` (the :class:`Router`), :mod:`~agent.router.prompt`
 (its prompt and :class:`Decision`), :mod:`~agent.router.values` (how values are written),
 :mod:`~agent.router.examples` (nearest examples), :mod:`~agent.router.texts` (its texts in three
-languages), :mod:`~agent.router.options` (its levers) and :mod:`~agent.router.protocol` (the loop
-protocol ``router``).
+languages), :mod:`~agent.router.options` (its levers), :mod:`~agent.router.protocol` (the loop
+protocol ``router``) and :mod:`~agent.router.live_data` (live data no tool looked up).
 """
 
 from agent.router.decision import Router

@@ -117,7 +117,8 @@ class Router:
                     value = self._value(cursor, manifest, key, text)
                 if value:
                     params[key] = value
-                elif key in manifest.required:  # nothing in the message for it: the tool cannot be what was meant
+                elif key in manifest.required:  # nothing in the message for it: the tool cannot be called
+                    no_tool.declined, no_tool.missing = chosen, key
                     return no_tool
         return Decision(chosen, params, scores, model, nearest)
 

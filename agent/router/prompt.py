@@ -28,6 +28,8 @@ class Decision:
     logprobs: dict[str, float] = field(default_factory=dict)  # the model's part of it
     nearest: dict[str, float] = field(default_factory=dict)  # per option: its best example similarity
     error: str = ""
+    declined: str | None = None  # a tool that was chosen, but the message lacks a value it needs ...
+    missing: str = ""  # ... namely this parameter
 
 
 class DecisionPrompt:

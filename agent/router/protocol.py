@@ -1,4 +1,10 @@
-"""The agent loop's protocol for small local models: one routed decision, then one grounded answer."""
+"""The agent loop's protocol for small local models: one routed decision, then one grounded answer.
+
+The answer after tools ran is asked from a small prompt: the question and what the successful calls
+returned (failures are stated by Riverse, see :mod:`agent.loop.guard`), without earlier turns, whose
+answers a small model would copy. With grounding on, a message that no tool answered but that asks
+for live data gets a reason instead of a model's guess (:mod:`agent.router.live_data`).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +13,16 @@ from typing import TYPE_CHECKING
 
 from agent.i18n import detect_language, pick
 import agent.loop.prompts as prompts
+from agent.loop.answers import LiveData, live_data_answer
 from agent.loop.events import Event, EventCallback, Reply
+from agent.loop.grounding import cut_loop, is_echo, unsupported_figures
+from agent.loop.guard import HeldAnswer, StopAnswer
 from agent.loop.protocols import NativeProtocol
 from agent.providers.base import Completion, ToolCallRequest
 from agent.router.decision import Router
-from agent.router.texts import ANSWER_LANGUAGE, GROUNDED, PREPARING, UNREADABLE
+from agent.router.live_data import LiveDataFinder
+from agent.router.prompt import Decision
+from agent.router.texts import ANSWER_LANGUAGE, GROUNDED, NOT_LOOKED_UP, PREPARING, UNREADABLE
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.runtime import ToolOutcome
 
@@ -28,9 +39,18 @@ class RouterProtocol:
 
     name = "router"
     prepares_prompts = True
+    #: one decision per message: after tools ran comes the answer (an all-failed turn needs no model)
+    decides_once = True
+    #: the answer prompt holds the successful results only
+    shows_failures = False
+    #: the wording of the answer prompts, which an answer must not repeat
+    answer_instructions = prompts.instruction_pieces(GROUNDED, ANSWER_LANGUAGE, prompts.SYSTEM)
+    #: the longest answer after tools ran, in tokens
+    answer_tokens = 128
 
     def __init__(self, router: Router | None = None):
         self.router = router or Router()
+        self.live_data = LiveDataFinder()
 
     def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
         return pick(prompts.SYSTEM, language)
@@ -48,9 +68,12 @@ class RouterProtocol:
         question, position, tools_ran = _turn(messages)
         language = detect_language(question, agent.language)
         if tools_ran:
-            return self._answer(agent, _grounded(messages, question, position, language), emit)
+            bound = self.answer_tokens if agent.grounded else None
+            return self._answer(agent, _grounded(messages, question, position, language), emit, bound)
+        decision: Decision | None = None
+        live: LiveData | None = None
+        manifests = _in_language(agent, manifests, language)
         if manifests:
-            manifests = _in_language(agent, manifests, language)
             if not self.router.is_prepared(agent.provider, manifests, language):
                 emit(Event("notice", text=pick(PREPARING, language)))
             decision = self.router.decide(agent.provider, manifests, question, language)
@@ -59,18 +82,63 @@ class RouterProtocol:
             elif decision.tool is not None:
                 call = ToolCallRequest(name=decision.tool, arguments=decision.params, id="call_router")
                 return Reply(calls=[call], raw=Completion(tool_calls=[call]))
+        if agent.grounded:
+            none = self.router.prompt(manifests, language).none if manifests else "none"
+            live = self.live_data.find(agent, manifests, decision, question, language, none)
+            if live is not None and live.certain:
+                text = live_data_answer(live, language)
+                emit(Event("text", text=text))
+                return Reply(text=text, streamed=True)
         answer_messages = list(messages)
         answer_messages[0] = {"role": "system", "content": f"{messages[0]['content']} {pick(ANSWER_LANGUAGE, language)}"}
+        if agent.grounded:
+            # near a tool's examples, or after a tool ran in this conversation: the answer may state
+            # only the user's own figures (earlier answers' figures belong to earlier questions)
+            suspect = live or self.live_data.follow_up(agent, language)
+            if suspect is not None:
+                asked = [question, *(m.get("content") or "" for m in messages[1:position] if m.get("role") == "user")]
+                return self._checked_answer(agent, answer_messages, emit, asked, suspect, language)
         return self._answer(agent, answer_messages, emit)
 
+    def _checked_answer(
+        self, agent: "Agent", messages: list[dict], emit: EventCallback, asked: list[str], live: LiveData, language: str
+    ) -> Reply:
+        """The model's answer to a message that may ask for live data: held, and replaced by why it was
+        not looked up when it states a figure (a number, time, date, temperature, amount) that none of
+        ``asked`` (the messages it may draw on) holds, or repeats the question. Names are not checked
+        here: an answer from general knowledge names things (Paris), live data is in its figures."""
+
+        def invents(text: str) -> bool:
+            return bool(unsupported_figures(text, asked))
+
+        held = HeldAnswer(emit, invents)
+        try:
+            text = self._answer(agent, messages, held, self.answer_tokens).text
+        except StopAnswer:
+            text = held.kept
+        text = cut_loop(text)
+        if invents(text) or is_echo(text, asked[0]) or not text.strip():
+            emit(Event("notice", text=pick(NOT_LOOKED_UP, agent.language)))
+            text = live_data_answer(live, language)
+        emit(Event("text", text=text))
+        return Reply(text=text, streamed=True)
+
     @staticmethod
-    def _answer(agent: "Agent", messages: list[dict], emit: EventCallback) -> Reply:
-        completion = agent.provider.complete(messages, on_text=lambda piece: emit(Event("text", text=piece)))
+    def _answer(agent: "Agent", messages: list[dict], emit: EventCallback, max_tokens: int | None = None) -> Reply:
+        on_text = lambda piece: emit(Event("text", text=piece))  # noqa: E731
+        if max_tokens is None:
+            completion = agent.provider.complete(messages, on_text=on_text)
+        else:
+            completion = agent.provider.complete(messages, on_text=on_text, max_tokens=max_tokens)
         return Reply(text=completion.text, raw=completion, streamed=True)
 
     def inject(self, messages: list[dict], reply: Reply, outcomes: list[ToolOutcome], language: str) -> None:
-        """The calls and their results, as OpenAI-style assistant ``tool_calls`` and ``tool`` messages."""
+        """The calls and their results, as OpenAI-style assistant ``tool_calls`` and ``tool`` messages
+        (each marked with whether it succeeded: only successes go into the answer prompt)."""
         NativeProtocol().inject(messages, reply, outcomes, language)
+        results = messages[len(messages) - len(outcomes) :]
+        for message, outcome in zip(results, outcomes):
+            message["riverse_success"] = outcome.success
 
 
 def _in_language(agent: "Agent", manifests: list[ToolManifest], language: str) -> list[ToolManifest]:
@@ -100,20 +168,16 @@ def _turn(messages: list[dict]) -> tuple[str, int, bool]:
 
 
 def _grounded(messages: list[dict], question: str, position: int, language: str) -> list[dict]:
-    """The answer prompt after tools ran: system prompt, earlier turns, then question and results in one message."""
-    calls: dict[str, tuple[str, str]] = {}
-    for message in messages[position:]:
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
-            calls[call.get("id", "")] = (function.get("name", "?"), function.get("arguments", "{}"))
+    """The answer prompt after tools ran: the system prompt, then the question and the results of
+    the calls that succeeded in one message. Earlier turns are left out: their answers hold other
+    figures, which a small model copies instead of the new result."""
     lines = []
     for message in messages[position + 1 :]:
-        if message.get("role") == "tool":
-            name, arguments = calls.get(message.get("tool_call_id", ""), ("?", "{}"))
-            lines.append(f"- {name}({arguments}): {message.get('content', '')}")
+        if message.get("role") == "tool" and message.get("riverse_success", True):
+            lines.append(f"- {message.get('content', '')}")
     system = {"role": "system", "content": f"{messages[0]['content']} {pick(ANSWER_LANGUAGE, language)}"}
     user = {
         "role": "user",
         "content": pick(GROUNDED, language).format(question=question, results="\n".join(lines)),
     }
-    return [system, *messages[1:position], user]
+    return [system, user]

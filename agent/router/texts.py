@@ -128,21 +128,22 @@ ANSWER_LANGUAGE = {
     "ja": "日本語で答えてください。",
 }
 
+#: the answer prompt after tools ran: the question and what the successful calls returned, nothing of
+#: earlier turns (a small model copies an earlier answer's figures); failures are stated by Riverse
 GROUNDED = {
     "en": (
         "{question}\n\nTool results:\n{results}\n\n"
         "Answer the question in one or two short sentences, using only these results; quote their numbers as "
-        "given and do not add facts they do not contain. If a tool failed, say so. Answer in English."
+        "given and do not add facts they do not contain. Answer in English."
     ),
     "zh": (
         "{question}\n\n工具结果：\n{results}\n\n"
-        "请只根据这些结果，用一两句简短的话回答上面的问题；数字照原样引用，不要添加结果里没有的内容。"
-        "如果工具失败了，请说明。请用中文回答。"
+        "请只根据这些结果，用一两句简短的话回答上面的问题；数字照原样引用，不要添加结果里没有的内容。请用中文回答。"
     ),
     "ja": (
         "{question}\n\nツールの結果：\n{results}\n\n"
         "これらの結果だけを使って、上の質問に一、二文で短く答えてください。数値はそのまま引用し、結果にないことは"
-        "付け加えないでください。ツールが失敗した場合はそう伝えてください。日本語で答えてください。"
+        "付け加えないでください。日本語で答えてください。"
     ),
 }
 
@@ -156,4 +157,10 @@ UNREADABLE = {
     "en": "the model's tool decision could not be read ({error}); answering without a tool",
     "zh": "无法读取模型的工具决定（{error}），将不使用工具直接回答",
     "ja": "モデルのツール判断を読み取れませんでした（{error}）。ツールを使わずに答えます",
+}
+
+NOT_LOOKED_UP = {
+    "en": "the model's answer stated what no tool looked up; answering with why it was not looked up instead",
+    "zh": "模型的回答给出了没有任何工具查询过的内容；改为说明为什么没有查询",
+    "ja": "モデルの回答にツールで調べていない内容が含まれていたため、調べなかった理由を答えます",
 }

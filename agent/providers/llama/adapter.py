@@ -291,12 +291,14 @@ class LlamaModel:
 
     @contextmanager
     def completion(
-        self, tokens: list[int], *, max_tokens: int, temperature: float, grammar: Any = None
+        self, tokens: list[int], *, max_tokens: int, temperature: float, grammar: Any = None, repeat_penalty: float = 1.0
     ) -> Iterator[Iterator[str]]:
         """The text pieces sampled after ``tokens`` (llama-cpp-python reuses the prefix sequence 0
-        holds); the generation is closed when the ``with`` block ends, also on an error."""
+        holds); the generation is closed when the ``with`` block ends, also on an error.
+        ``repeat_penalty`` above 1 makes tokens of the last 64 less likely (llama.cpp's penalty)."""
         stream = self._llm.create_completion(
-            tokens, max_tokens=max_tokens, temperature=temperature, grammar=grammar, stream=True
+            tokens, max_tokens=max_tokens, temperature=temperature, grammar=grammar, stream=True,
+            repeat_penalty=repeat_penalty,
         )
         try:
             yield (chunk["choices"][0]["text"] for chunk in stream)

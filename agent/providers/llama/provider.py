@@ -45,6 +45,9 @@ from agent.providers.llama.cursor import ReplyCursor
 from agent.providers.llama.model_files import ensure_default_model, verify_model_file
 from agent.providers.llama.vectors import EMBED_CTX, SHIPPED_VECTORS, SentenceVectorContext
 
+#: the repetition penalty of answers: small models otherwise fall into saying one line again and again
+REPEAT_PENALTY = 1.1
+
 
 class LocalProvider:
     """An in-process llama.cpp model; see the module docstring."""
@@ -67,6 +70,7 @@ class LocalProvider:
         temperature: float = 0.2,
         max_tokens: int = 512,
         language: str = "en",
+        repeat_penalty: float = REPEAT_PENALTY,
     ):
         if model_path is None and models_dir is None:
             raise ValueError("LocalProvider needs a model_path, or the models_dir where the default model lives")
@@ -78,6 +82,8 @@ class LocalProvider:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.language = language
+        #: llama.cpp's repetition penalty for free text (answers); JSON under a grammar gets none
+        self.repeat_penalty = repeat_penalty
         #: seconds llama.cpp took to load the model (None until loaded)
         self.load_seconds: float | None = None
         self._lock = threading.RLock()
@@ -214,6 +220,7 @@ class LocalProvider:
                 max_tokens=min(max_tokens or self.max_tokens, room),
                 temperature=0.0 if json_schema else self.temperature,
                 grammar=grammar,
+                repeat_penalty=1.0 if json_schema else self.repeat_penalty,
             ) as stream:
                 for piece in stream:
                     if piece:
