@@ -345,3 +345,24 @@ def test_the_json_protocol_gets_the_same_check_when_grounding_is_on(registry):
     result = Agent(provider, registry, tool_protocol="json", grounding="on").ask("Weather in Tokyo?", on_event=events.append)
     assert result.answer == "Tokyo: 31°C (feels like 34°C), Partly cloudy, humidity 62%"
     assert texts(events) == [result.answer]
+
+
+def test_an_answer_returned_without_streaming_is_shown_and_kept():
+    """A provider that returns its text without streaming it (a model server asked again without a
+    stream) still gives the turn its answer, checked as a streamed one is."""
+    from agent.loop import Agent
+    from agent.providers.base import Completion
+    from agent.tools import ToolRegistry
+
+    class Quiet:
+        supports_native_tools = False
+
+        def complete(self, messages, **kwargs):
+            return Completion(text="Hello! How can I help?")
+
+    registry = ToolRegistry({"language": "en", "tools": {}}, builtin=False, packages=False)
+    events = []
+    result = Agent(Quiet(), registry, tool_protocol="json", grounding="on").ask("hi", on_event=events.append)
+    assert result.answer == "Hello! How can I help?"
+    assert "".join(e.text for e in events if e.kind == "text") == "Hello! How can I help?"
+    assert not [e for e in events if e.kind == "notice"]

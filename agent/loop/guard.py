@@ -172,10 +172,20 @@ class AnswerGuard:
             instructions=self.instructions, failures_shown=bool(failures), language=self.language,
         )
 
+    def _catch_up(self, reply: Reply) -> None:
+        """A provider that returned its text without streaming it (a server asked again without a
+        stream): the text goes through the watcher now, as if it had streamed."""
+        if self.watcher is not None and not self.watcher.text and (reply.text or "").strip():
+            try:
+                self.watcher(Event("text", text=reply.text))
+            except StopAnswer:
+                pass
+
     def finish(self, reply: Reply, outcomes: Sequence[ToolOutcome], emit: EventCallback) -> str:
         """The turn's answer, shown to the user unless it was shown already."""
         if not self.on:
             return reply.text or ""
+        self._catch_up(reply)
         if not outcomes:
             if isinstance(self.watcher, SentenceStream):
                 return self.watcher.flush()
