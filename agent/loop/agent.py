@@ -13,6 +13,8 @@ before it is shown.
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import replace
 
 from agent.i18n import pick, detect_language
@@ -107,8 +109,10 @@ class Agent:
         outcomes: list[ToolOutcome] = []
         reply = Reply()
         step = 0
+        made: set[str] = set()  # the calls of this turn, so that one asked for again is not run again
+        repeated = False
         for step in range(1, self.max_steps + 2):
-            final = step > self.max_steps
+            final = step > self.max_steps or repeated
             if guard.compose_now(outcomes):
                 break
             if final:
@@ -116,6 +120,11 @@ class Agent:
             reply = self._next(messages, [] if final else manifests, guard, guard.watch(emit, outcomes))
             if not reply.calls or final:
                 break
+            keys = [json.dumps([c.name, c.arguments], sort_keys=True, ensure_ascii=False, default=str) for c in reply.calls]
+            if all(key in made for key in keys):  # the same calls again: their results are in, so answer now
+                repeated = True
+                continue
+            made.update(keys)
             calls = [(c.name, c.arguments, c.id or f"call_{step}_{i}") for i, c in enumerate(reply.calls)]
             for name, params, _ in calls:
                 emit(Event("tool_start", name=name, params=params if isinstance(params, dict) else {"_raw": params}))
