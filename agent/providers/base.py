@@ -201,3 +201,19 @@ def sentence_vectors(provider: Provider) -> SentenceVectors | None:
 def prefix_cache(provider: Provider) -> PrefixCache | None:
     """``provider`` as a :class:`PrefixCache`, or None when it does not declare it."""
     return cast(PrefixCache, provider) if capabilities_of(provider).prefix_cache else None
+
+
+def needed_vectors(provider: Provider, name: str) -> SentenceVectors:
+    """``provider``'s sentence vectors, for a wrapper that was asked for them (an error when it has none)."""
+    vectors = sentence_vectors(provider)
+    if vectors is None:
+        raise ProviderError(f"provider {name} has no sentence vectors")
+    return vectors
+
+
+def needed_prefix_cache(provider: Provider, name: str) -> PrefixCache:
+    """``provider``'s prompt-prefix cache, for a wrapper that was asked for it (an error when it has none)."""
+    cache = prefix_cache(provider)
+    if cache is None:
+        raise ProviderError(f"provider {name} keeps no prompt prefix")
+    return cache

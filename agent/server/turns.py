@@ -43,9 +43,9 @@ from agent.providers.base import (
     ReplyCursor,
     SentenceVectors,
     capabilities_of,
-    prefix_cache,
+    needed_prefix_cache,
+    needed_vectors,
     scored_decoding,
-    sentence_vectors,
 )
 from agent.server.approvals import Approvals, PendingApproval
 from agent.server.errors import ApiError
@@ -168,16 +168,10 @@ class QueuedProvider:
             self._cache().prepare_prefix(messages)
 
     def _vectors(self) -> SentenceVectors:
-        vectors = sentence_vectors(self._provider)
-        if vectors is None:
-            raise ProviderError(f"provider {self.name} has no sentence vectors")
-        return vectors
+        return needed_vectors(self._provider, self.name)
 
     def _cache(self) -> PrefixCache:
-        cache = prefix_cache(self._provider)
-        if cache is None:
-            raise ProviderError(f"provider {self.name} keeps no prompt prefix")
-        return cache
+        return needed_prefix_cache(self._provider, self.name)
 
 
 @dataclass
