@@ -44,7 +44,10 @@ class App:
 
     @cached_property
     def store(self) -> Store:
-        return open_store(self.settings.db_path)
+        settings = self.settings
+        if settings.storage.url is None:
+            return open_store(settings.db_path)
+        return open_store(settings.storage.url, pool_size=settings.storage.pool_size, language=settings.language)
 
     @cached_property
     def provider(self) -> Provider:

@@ -14,13 +14,14 @@ Nothing else in Riverse reads the environment for configuration.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
 import yaml
 from agent.errors import RiverseError
 from agent.toolkit.tool_settings import tool_sections  # also read where tool code runs, without pydantic
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 LANGUAGES = ("en", "zh", "ja")
 
@@ -36,7 +37,12 @@ ENV_OVERRIDES: dict[str, str] = {
     "RIVERSE_MODEL_PATH": "llm.model_path",
     "RIVERSE_SERVER_TOKEN": "server.token",
     "RIVERSE_TOOL_ISOLATION": "runtime.isolation",
+    "RIVERSE_DATABASE_URL": "storage.url",
 }
+
+
+# settings whose values are never repeated in an error message
+SECRET_KEYS = frozenset({"storage.url", "server.token", "llm.api_key"})
 
 
 class SettingsError(RiverseError):
@@ -129,6 +135,85 @@ class ServerSettings(_Section):
     approval_timeout: float = Field(120.0, gt=0, le=3600)
     # turns that run at the same time (each in its own thread); more wait for a free one
     workers: int = Field(16, ge=1, le=256)
+    # prepare the embedded model's tool prompt in English, Chinese and Japanese when the server starts
+    # (in the background; the page shows the progress), so that no first message waits for it
+    prepare_at_start: bool = True
+
+
+RiskLevel = Literal["read", "write", "network", "execute"]
+_SERVER_NAME = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class McpServerSettings(_Section):
+    """One MCP server whose tools Riverse uses: ``command`` (+ ``args``, ``env``, ``cwd``) for stdio,
+    or ``url`` (+ ``headers``) for streamable HTTP. In ``env`` and ``headers``, ``${VAR}`` is the value
+    of the environment variable VAR: keep secrets there, not in the file."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    # tools are named PREFIX_tool; the prefix is the server's name unless set here ("" drops it)
+    prefix: str | None = None
+    risk: RiskLevel = "network"
+    tool_risk: dict[str, RiskLevel] = Field(default_factory=dict)  # by the server's tool name
+    timeout: float = Field(60.0, gt=0, le=3600)  # seconds a call may take
+    start_timeout: float = Field(20.0, gt=0, le=600)  # seconds to start and finish the handshake
+    enabled: bool = True
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> "McpServerSettings":
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give either command (a server started by Riverse, over stdio) or url "
+                             "(streamable HTTP), not both and not neither")
+        if self.url and not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"url must start with http:// or https://, got {self.url!r}")
+        return self
+
+
+class McpServeSettings(_Section):
+    """``riverse mcp serve``: what an MCP client may do with a tool that needs approval."""
+
+    # refuse: such calls are refused with the reason · allow: they run · ask: the client's user is
+    # asked through the client (elicitation) when the client can; else they are refused
+    approval: Literal["refuse", "allow", "ask"] = "refuse"
+    host: str = "127.0.0.1"
+    port: int = Field(8788, ge=1, le=65535)
+
+
+class McpSettings(_Section):
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    serve: McpServeSettings = Field(default_factory=McpServeSettings)
+
+    @field_validator("servers")
+    @classmethod
+    def _server_names(cls, value: dict[str, McpServerSettings]) -> dict[str, McpServerSettings]:
+        for name in value:
+            if not re.match(_SERVER_NAME, name):
+                raise ValueError(f"server name {name!r}: use letters, digits, '_' and '-', starting with a letter")
+        return value
+
+
+class StorageSettings(_Section):
+    # sqlite:///PATH (default: sqlite:///<home>/riverse.db) or postgresql://USER:PASSWORD@HOST:PORT/DATABASE
+    url: str | None = None
+    # connections each process keeps open to PostgreSQL at most
+    pool_size: int = Field(10, ge=1, le=200)
+
+    @field_validator("url")
+    @classmethod
+    def _known_url(cls, value: str | None) -> str | None:
+        if value:
+            from agent.storage import check_url
+
+            try:
+                check_url(value)
+            except RiverseError as exc:
+                raise ValueError(str(exc)) from None
+        return value or None
 
 
 class Settings(_Section):
@@ -137,6 +222,8 @@ class Settings(_Section):
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
     tools: dict[str, dict[str, Any]] = Field(default_factory=dict)
     tool_dirs: list[str] = Field(default_factory=list)
     # Folders the file tools may read (besides none); see the file tools' docs.
@@ -168,6 +255,11 @@ class Settings(_Section):
         return self.home / "riverse.db"
 
     @property
+    def storage_url(self) -> str:
+        """Where Riverse keeps its data: ``storage.url``, else the SQLite file in the home."""
+        return self.storage.url or f"sqlite://{self.db_path}"
+
+    @property
     def models_dir(self) -> Path:
         return self.home / "models"
 
@@ -180,12 +272,34 @@ class Settings(_Section):
 
         The registry narrows ``tools`` to each tool's own section.
         """
+        tools = {name: dict(section) for name, section in self.tools.items()}
+        # Where the notes tool keeps the user's notes; in its own section, so no other tool is handed the
+        # database's address (which may hold a password).
+        tools["notes"] = {**tools.get("notes", {}), "storage_url": self.storage_url}
         return {
             "language": self.language,
-            "tools": {name: dict(section) for name, section in self.tools.items()},
+            "tools": tools,
             "home": str(self.home),
             "file_roots": list(self.file_roots),
         }
+
+    def mcp_servers(self, env: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
+        """The enabled MCP servers as the MCP source takes them, ``${VAR}`` in ``env`` and ``headers``
+        replaced by the environment's values (SettingsError when one is not set)."""
+        env = os.environ if env is None else env
+        out = {}
+        for name, server in self.mcp.servers.items():
+            if not server.enabled:
+                continue
+            connect: dict[str, Any] = {"command": server.command, "args": list(server.args), "cwd": server.cwd,
+                                       "url": server.url,
+                                       "env": {k: _expand(v, env, f"mcp.servers.{name}.env.{k}") for k, v in server.env.items()},
+                                       "headers": {k: _expand(v, env, f"mcp.servers.{name}.headers.{k}")
+                                                   for k, v in server.headers.items()}}
+            out[name] = {"connect": connect, "prefix": name if server.prefix is None else server.prefix,
+                         "risk": server.risk, "tool_risk": dict(server.tool_risk), "timeout": server.timeout,
+                         "start_timeout": server.start_timeout}
+        return out
 
     def resolve_api_key(self, default_env: str | None = None) -> str | None:
         if self.llm.api_key:
@@ -194,6 +308,18 @@ class Settings(_Section):
             if name and os.environ.get(name):
                 return os.environ[name]
         return None
+
+
+def _expand(value: str, env: Mapping[str, str], key: str) -> str:
+    """``value`` with each ``${VAR}`` replaced by the environment's VAR (never shown in a message)."""
+    def one(match: re.Match) -> str:
+        var = match.group(1)
+        if var not in env:
+            raise SettingsError(f"{key} names the environment variable {var}, which is not set; set it "
+                                "before starting Riverse (its value is never written to a file or a log)")
+        return env[var]
+
+    return _ENV_REF.sub(one, value)
 
 
 def _set_dotted(data: dict, dotted: str, value: Any) -> None:
@@ -216,7 +342,8 @@ def _format_validation_error(exc: ValidationError, source: str) -> str:
         if err["type"] == "extra_forbidden":
             msg = "unknown key (check its spelling; see settings.example.yaml)"
         given = err.get("input")
-        shown = "" if err["type"] == "extra_forbidden" or isinstance(given, dict) else f" (got {given!r})"
+        secret = key in SECRET_KEYS  # may hold a password or a token: never repeated
+        shown = "" if err["type"] == "extra_forbidden" or isinstance(given, dict) or secret else f" (got {given!r})"
         lines.append(f"  {key}: {msg}{shown}")
     lines.append("Fix the value(s) above, or remove them to use the defaults.")
     return "\n".join(lines)

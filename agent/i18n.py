@@ -319,6 +319,44 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "工具提示（{code}）：已经准备好了。",
         "ja": "ツールプロンプト（{code}）：準備済みです。",
     },
+    "model.check_local": {
+        "en": "--check probes an OpenAI-compatible endpoint (llm.provider: openai, llamacpp, ollama, ...); with the "
+              "local provider the embedded model decides with the router, in-process, and needs no check.",
+        "zh": "--check 用于检测 OpenAI 兼容的端点（llm.provider: openai、llamacpp、ollama 等）；使用本地提供方时，"
+              "内置模型在进程内用路由器做决定，无需检测。",
+        "ja": "--check は OpenAI 互換のエンドポイント（llm.provider: openai、llamacpp、ollama など）を調べます。"
+              "local プロバイダーでは内蔵モデルがプロセス内のルーターで判断するので、確認は要りません。",
+    },
+    "model.check_start": {
+        "en": "Checking {endpoint} with model {model}: a few short requests with a calculator tool…",
+        "zh": "正在检测 {endpoint}（模型 {model}）：用一个计算器工具发几个简短请求…",
+        "ja": "{endpoint}（モデル {model}）を確認しています：計算ツールを使った短いリクエストをいくつか送ります…",
+    },
+    "model.check_line": {
+        "en": "{mark} {name}: {what} · {seconds:.1f} s · {detail}",
+        "zh": "{mark} {name}：{what} · {seconds:.1f} 秒 · {detail}",
+        "ja": "{mark} {name}：{what} · {seconds:.1f} 秒 · {detail}",
+    },
+    "model.check_native": {"en": "calls the tool natively (tools)", "zh": "原生调用工具（tools）",
+                           "ja": "ネイティブにツールを呼ぶ（tools）"},
+    "model.check_schema": {"en": "follows the router's JSON schema", "zh": "遵循路由器的 JSON schema",
+                           "ja": "ルーターの JSON スキーマに従う"},
+    "model.check_json": {"en": "writes a tool call as JSON in text", "zh": "在文本中用 JSON 写出工具调用",
+                         "ja": "テキストで JSON のツール呼び出しを書く"},
+    "model.check_results": {"en": "answers from a tool's result", "zh": "根据工具结果作答",
+                            "ja": "ツールの結果から答える"},
+    "model.check_chosen": {
+        "en": "Best tool protocol here: {protocol}; remembered for this endpoint, used by tool_protocol: auto.",
+        "zh": "这里最合适的工具协议：{protocol}；已为这个端点记下，tool_protocol: auto 会使用它。",
+        "ja": "ここで最適なツールプロトコル：{protocol}。このエンドポイント用に記録し、tool_protocol: auto が使います。",
+    },
+    "model.check_none": {
+        "en": "No tool protocol worked reliably with this model; tools will be unreliable (a larger model helps). "
+              "tool_protocol: auto keeps its default.",
+        "zh": "没有哪种工具协议能在这个模型上可靠工作；工具调用会不可靠（换更大的模型会有帮助）。tool_protocol: auto 保持默认。",
+        "ja": "このモデルで確実に動くツールプロトコルはありませんでした。ツールは不安定です（大きいモデルが有効です）。"
+              "tool_protocol: auto は既定のままです。",
+    },
     "model.warm_skipped": {
         "en": "The provider is {provider}: there is no embedded model to prepare.",
         "zh": "当前提供方是 {provider}：没有需要准备的内置模型。",

@@ -6,6 +6,10 @@ import os
 
 import pytest
 
+# PostgreSQL for the store suite: one throwaway cluster per test session (skipped, with the reason,
+# where PostgreSQL is not installed).
+from tests.helpers.postgres import pg_cluster, pg_url  # noqa: F401 - fixtures
+
 
 @pytest.fixture(autouse=True)
 def riverse_home(tmp_path, monkeypatch):

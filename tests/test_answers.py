@@ -345,3 +345,48 @@ def test_the_json_protocol_gets_the_same_check_when_grounding_is_on(registry):
     result = Agent(provider, registry, tool_protocol="json", grounding="on").ask("Weather in Tokyo?", on_event=events.append)
     assert result.answer == "Tokyo: 31°C (feels like 34°C), Partly cloudy, humidity 62%"
     assert texts(events) == [result.answer]
+
+
+def test_an_answer_returned_without_streaming_is_shown_and_kept():
+    """A provider that returns its text without streaming it (a model server asked again without a
+    stream) still gives the turn its answer, checked as a streamed one is."""
+    from agent.loop import Agent
+    from agent.providers.base import Completion
+    from agent.tools import ToolRegistry
+
+    class Quiet:
+        supports_native_tools = False
+
+        def complete(self, messages, **kwargs):
+            return Completion(text="Hello! How can I help?")
+
+    registry = ToolRegistry({"language": "en", "tools": {}}, builtin=False, packages=False)
+    events = []
+    result = Agent(Quiet(), registry, tool_protocol="json", grounding="on").ask("hi", on_event=events.append)
+    assert result.answer == "Hello! How can I help?"
+    assert "".join(e.text for e in events if e.kind == "text") == "Hello! How can I help?"
+    assert not [e for e in events if e.kind == "notice"]
+
+
+def test_an_answer_that_only_says_the_question_back_is_not_shown():
+    """A small model sometimes answers a message no tool looked up with the message itself: that is not
+    an answer; the user is told plainly that there is none, and why there may be none."""
+    from agent.loop import Agent
+    from agent.providers.fake import ScriptedProvider
+    from agent.tools import ToolRegistry
+
+    registry = ToolRegistry({"language": "ja", "tools": {}}, builtin=False, packages=False)
+    provider = ScriptedProvider(["JL915便って今日遅れてる？"], native_tools=False)
+    events = []
+    result = Agent(provider, registry, language="ja", tool_protocol="json", grounding="on").ask(
+        "JL915便って今日遅れてる？", on_event=events.append)
+    shown = "".join(e.text for e in events if e.kind == "text")
+    assert "JL915便って今日遅れてる" not in shown and result.answer == shown
+    assert result.answer.startswith("その質問には答えられません")
+    assert any(e.kind == "notice" and "質問を繰り返した" in e.text for e in events)
+
+    # an answer that starts by quoting the question and then answers it is kept whole
+    provider = ScriptedProvider(["Why is the sky blue? Because air scatters blue light most."], native_tools=False)
+    registry = ToolRegistry({"language": "en", "tools": {}}, builtin=False, packages=False)
+    result = Agent(provider, registry, tool_protocol="json", grounding="on").ask("Why is the sky blue?")
+    assert result.answer == "Because air scatters blue light most."

@@ -164,6 +164,16 @@ def test_a_model_that_keeps_calling_tools_past_the_budget_gets_a_clear_answer():
     assert result.answer.startswith("I stopped after 2 rounds of tool calls")
 
 
+def test_a_call_asked_for_again_is_not_run_again_and_the_model_answers_from_its_result():
+    """A small model often repeats the call it just made instead of answering: the call's result is in,
+    so it is not run a second time and the model is asked for the answer (without tools)."""
+    provider = ScriptedProvider([ToolCall("echo", {"text": "x"}), ToolCall("echo", {"text": "x"}), "It said x."])
+    result = make_agent(provider, max_steps=4).ask("echo x")
+    assert [o.params for o in result.tool_calls] == [{"text": "x"}]
+    assert result.answer == "It said x."
+    assert not provider.requests[-1].get("tools")  # the answer is asked for without tools
+
+
 def test_json_protocol_parses_repairs_once_and_reports_garbage():
     provider = ScriptedProvider(
         ['{"tool_calls": [{"name": "echo", "params": {"text": "x"}', '{"tool": "echo", "params": {"text": "x"}}', "done"],

@@ -23,10 +23,10 @@ def notes_tool(home, language: str = "en", **section) -> NotesTool:
 
 def test_migration_adds_the_notes_table_once():
     db = sqlite3.connect(":memory:")
-    assert migrate(db) == ["m001_initial", "m002_notes", "m003_conversation_owner", "m004_tool_call_traceback"]
+    assert migrate(db)[:4] == ["m001_initial", "m002_notes", "m003_conversation_owner", "m004_tool_call_traceback"]
     assert migrate(db) == []
     columns = [row[1] for row in db.execute("PRAGMA table_info(notes)")]
-    assert columns == ["id", "text", "folded", "created_at"]
+    assert columns == ["id", "text", "folded", "created_at", "owner"]
 
 
 @pytest.mark.parametrize(

@@ -44,8 +44,9 @@ def test_native_tool_call_round_trip(home_with_tool):
         ("my_tool", {"param_name": "x"}, True, "处理结果: x")
     ]
     assert set(out["tool_calls"][0]) == {"name", "params", "success", "data", "error", "duration_ms", "status", "approval",
-                                         "traceback"}
+                                         "traceback", "caller"}
     assert out["tool_calls"][0]["traceback"] == ""  # only a call that raised has one
+    assert out["tool_calls"][0]["caller"] == ""  # Riverse's own call, not an MCP client's
     first, second = server.requests
     assert "my_tool" in [t["function"]["name"] for t in first["tools"]]
     tool_messages = [m for m in second["messages"] if m["role"] == "tool"]

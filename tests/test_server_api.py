@@ -252,6 +252,7 @@ def test_page_stream_reports_every_event_and_approvals_are_answered(riverse_home
     provider = ScriptedProvider([ToolCall("save_note", {"text": "tea"}), "Saved your note."])
     with client_for(provider, riverse_home) as client:
         answered: list[dict] = []
+        client.get("/api/info")  # the session cookie first: the chat and the helper are then one client
 
         def answer_when_asked() -> None:
             wait_until(lambda: client.get("/api/approvals").json()["approvals"], "the approval request")

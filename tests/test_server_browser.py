@@ -1,13 +1,12 @@
 """The web page in a real browser: Playwright drives Debian's Chromium, headless, against ``riverse serve``.
 
 Needs ``apt-get install -y chromium`` (and ``fonts-noto-cjk`` for Chinese and Japanese text in the
-screenshot) and the ``playwright`` Python package; no browser is downloaded. Select with ``-m browser``;
-UPDATE_DOCS_SCREENSHOT=1 also refreshes docs/screenshot-web.png.
+screenshot) and the ``playwright`` Python package; no browser is downloaded. Select with ``-m browser``.
+The README's screenshots come from tests/test_web_layout.py.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,6 @@ from tests.helpers.live_server import serving
 pytestmark = pytest.mark.browser
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot-web.png"
 FLAGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -59,7 +57,7 @@ def browser_page(tmp_path) -> Iterator:
 def answer_from_results(messages, tools) -> str:
     """The scripted model's answer, written from the tool results it was given."""
     results = [m["content"] for m in messages if m["role"] == "tool"]
-    return f"2**10 is 1024 ({results[0]}). The time in Tokyo: {results[1].split(': ', 1)[1]}."
+    return f"`2**10` is 1024 ({results[0]}). The time in Tokyo: {results[1].split(': ', 1)[1]}."  # Markdown
 
 
 def test_page_streams_an_answer_and_shows_each_tool_call(browser_page, riverse_home, tmp_path):
@@ -83,6 +81,7 @@ def test_page_streams_an_answer_and_shows_each_tool_call(browser_page, riverse_h
         answer = page.locator(".msg.assistant:not(.pending) .bubble").last
         answer.wait_for(timeout=15000)
         assert answer.inner_text().startswith("2**10 is 1024 (2**10 = 1024). The time in Tokyo:")
+        assert answer.locator("code").inner_text() == "2**10"
         tools = page.locator(".msg.assistant .tool")
         assert tools.count() == 2
         calc = tools.nth(0)
@@ -97,13 +96,10 @@ def test_page_streams_an_answer_and_shows_each_tool_call(browser_page, riverse_h
         shot = tmp_path / "screenshot-web.png"
         page.screenshot(path=str(shot))
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        if os.environ.get("UPDATE_DOCS_SCREENSHOT"):  # refresh the README's picture on purpose only
-            shutil.copy(shot, SCREENSHOT)
         # Past conversations open with their messages.
         page.locator(".conversations li[data-id]", has_text="Remember Bob").click()
         page.wait_for_selector(".msg.assistant .bubble >> text=Noted: Bob's number is saved.")
         assert page.locator(".msg.user .bubble").inner_text() == "Remember Bob's number"
-    assert SCREENSHOT.stat().st_size > 10_000
 
 
 def test_page_asks_for_approval_and_switches_language(browser_page, riverse_home):

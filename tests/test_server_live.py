@@ -105,3 +105,50 @@ def test_cli_token_comes_from_the_environment(riverse_home, monkeypatch):
     assert result.exit_code == 1
     assert "服务器令牌太短" in result.output
     assert "abc" not in result.output  # the token itself is never printed
+
+
+def test_usage_is_counted_when_the_provider_reports_none(riverse_home):
+    app = App(home=str(riverse_home), provider=ScriptedProvider(calc_script() + calc_script()))
+    with serving(app) as base:
+        client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0)
+        completion = client.chat.completions.create(
+            model="riverse", messages=[{"role": "user", "content": "what is 2**10?"}]
+        )
+        chunks = list(client.chat.completions.create(
+            model="riverse", messages=[{"role": "user", "content": "what is 2**10?"}], stream=True
+        ))
+    usage = completion.usage
+    # "what is 2**10?" -> what, is, 2, *, *, 10, ? ; "2 to the 10th is 1024." -> 2, to, the, 10, th, is, 102, 4, .
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (7, 9, 16)
+    assert usage.model_extra["riverse_counted"] is True
+    assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens == 16
+
+
+def test_usage_is_the_providers_own_when_it_reports_it(riverse_home):
+    from agent.providers.openai_compat import OpenAICompatProvider
+    from tests.helpers.openai_server import FakeOpenAIServer
+
+    replies = [{"tool_calls": [{"name": "calculator", "arguments": {"expression": "2**10"}}]}, {"content": "1024."}]
+    with FakeOpenAIServer(replies) as model_server:
+        provider = OpenAICompatProvider(model="test-model", base_url=model_server.base_url, native_tools=True)
+        app = App(home=str(riverse_home), provider=provider)
+        with serving(app) as base:
+            client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0)
+            completion = client.chat.completions.create(
+                model="riverse", messages=[{"role": "user", "content": "what is 2**10?"}]
+            )
+    assert completion.choices[0].message.content == "1024."
+    # two requests to the model server, each reported as 1 prompt + 1 completion token
+    assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (2, 2)
+    assert completion.usage.model_extra["riverse_counted"] is False
+
+
+def test_client_side_tools_are_refused_with_a_clear_400(riverse_home):
+    app = App(home=str(riverse_home), provider=ScriptedProvider(calc_script()))
+    tool = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}
+    with serving(app) as base:
+        client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0)
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.chat.completions.create(model="riverse", messages=[{"role": "user", "content": "hi"}], tools=[tool])
+    assert refused.value.body["param"] == "tools"
+    assert "'tools' is not supported: Riverse runs its own tools on the server" in refused.value.body["message"]

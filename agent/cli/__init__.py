@@ -11,8 +11,10 @@ from agent.cli.common import RiverseGroup, State
 from agent.cli.author import check_tools, eval_tools, new_tool
 from agent.cli.chat import ask, chat
 from agent.cli.logs import logs
+from agent.cli.mcp import mcp
 from agent.cli.model import model
 from agent.cli.serve import serve
+from agent.cli.team import db, users
 from agent.cli.tools import tools
 from agent.cli.tool_tests import tools_test
 
@@ -38,6 +40,7 @@ def cli(ctx: click.Context, config, home, provider, model, language) -> None:
       riverse tools list                every tool, and why one is unavailable
       riverse tools run calculator expression="2**10"
       riverse tools new hello           a tool of your own, with its test (riverse tools test hello)
+      riverse mcp serve                 every tool for an MCP client (Claude Desktop, an IDE, ...)
     """
     ctx.obj = State(config=config, home=home, overrides={"llm.provider": provider, "llm.model": model, "language": language})
 
@@ -52,6 +55,9 @@ tools.add_command(tools_test)
 cli.add_command(logs)
 cli.add_command(serve)
 cli.add_command(model)
+cli.add_command(mcp)
+cli.add_command(users)
+cli.add_command(db)
 
 
 def main() -> None:

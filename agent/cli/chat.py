@@ -12,11 +12,12 @@ from agent.cli.common import State, console, pass_state, print_json, problem_lin
 from agent.errors import RiverseError
 from agent.i18n import t
 from agent.loop import Agent, Event
-from agent.providers.base import prefix_cache
+from agent.providers.base import ProviderError, prefix_cache
 from agent.toolkit.runtime import ApprovalRequest
 
 
 REFUSED_STATUS = 3  # riverse ask: a tool call of the turn was refused (it needed approval)
+NO_ANSWER_STATUS = 4  # riverse ask: the model's reply was empty (no text, no tool call)
 
 
 class TurnPrinter:
@@ -182,7 +183,7 @@ def chat(state: State, conversation_id: str | None, continue_last: bool, verbose
 
 @click.command()
 @click.argument("text", nargs=-1, required=True)
-@click.option("--json", "as_json", is_flag=True, help='Print {"answer": ..., "tool_calls": [...]} as JSON.')
+@click.option("--json", "as_json", is_flag=True, help='Print {"answer": ..., "tool_calls": [...], "notices": [...]} as JSON.')
 @click.option("-y", "--yes", is_flag=True, help="Approve every tool call that needs approval.")
 @click.option("--conversation", "conversation_id", metavar="ID", help="Ask within this conversation.")
 @click.option("-v", "--verbose", is_flag=True, help=VERBOSE_HELP)
@@ -199,19 +200,35 @@ def ask(state: State, text: tuple[str, ...], as_json: bool, yes: bool, conversat
 
     \b
     Exit status: 0 answered; 1 an error (for example, the model could not be
-    reached); 3 answered, but a tool call was refused because it needed
-    approval (run again with --yes, or use riverse chat to approve it).
+    reached, or its reply was cut off); 3 answered, but a tool call was refused
+    because it needed approval (run again with --yes, or use riverse chat to
+    approve it); 4 the model's reply was empty. --json output lists the turn's
+    notices (an unreadable decision, a repair, a protocol switch) in "notices".
     """
     app = state.app
     message = " ".join(text)
     approver = (lambda request: "yes") if yes else None
     agent = app.agent(approver=approver)
-    if as_json:
-        result = agent.ask(message, conversation_id=conversation_id)
-        print_json(result.as_dict())
-    else:
-        printer = TurnPrinter(console(), console(stderr=True), verbose=verbose, language=app.language)
-        result = agent.ask(message, conversation_id=conversation_id, on_event=printer)
-        printer.end()
+    notices: list[Event] = []
+
+    def keep_notices(event: Event) -> None:
+        if event.kind == "notice":
+            notices.append(event)
+
+    try:
+        if as_json:
+            result = agent.ask(message, conversation_id=conversation_id, on_event=keep_notices)
+            print_json({**result.as_dict(), "notices": [n.text for n in notices]})
+        else:
+            printer = TurnPrinter(console(), console(stderr=True), verbose=verbose, language=app.language)
+            result = agent.ask(message, conversation_id=conversation_id,
+                               on_event=lambda event: (keep_notices(event), printer(event)))
+            printer.end()
+    except ProviderError as exc:
+        if verbose and exc.detail:
+            console(stderr=True).print(styled((exc.detail, "dim")), markup=False)
+        raise
     if any(call.status == "refused" for call in result.tool_calls):
         raise SystemExit(REFUSED_STATUS)
+    if any(n.name == "no_answer" for n in notices):
+        raise SystemExit(NO_ANSWER_STATUS)

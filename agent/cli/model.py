@@ -16,7 +16,9 @@ from agent.providers.llama.model_files import (
     ensure_default_model,
     verify_model_file,
 )
+from agent.evaluation.endpoint_check import Check, check_endpoint, checked_now
 from agent.providers.base import ProviderError
+from agent.providers.openai_compat import OpenAICompatProvider
 
 DEFAULT_MODEL_NAME = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
 
@@ -29,9 +31,14 @@ DEFAULT_MODEL_NAME = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
     help="Also load the model and prepare its tool prompt in English, Chinese and Japanese now, so that the "
          "first message in each language starts at once (done once per set of tools).",
 )
+@click.option(
+    "--check", is_flag=True,
+    help="Probe a remote endpoint (a few short requests): can its model call a tool natively, follow a JSON "
+         "schema, answer from a result? The best tool protocol is remembered; tool_protocol: auto uses it.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the model's state as JSON.")
 @pass_state
-def model(state: State, verify: bool, repair: bool, prepare: bool, as_json: bool) -> None:
+def model(state: State, verify: bool, repair: bool, prepare: bool, check: bool, as_json: bool) -> None:
     """Show the embedded model: which one, where it is, its size and whether it verified.
 
     \b
@@ -44,10 +51,14 @@ def model(state: State, verify: bool, repair: bool, prepare: bool, as_json: bool
       riverse model --verify
       riverse model --repair      after a "model file is corrupt" error
       riverse model --prepare     after installing, or after adding or changing tools
+      riverse model --check       with a remote provider: which tool protocol works there
     Exits with status 1 when the file failed a check.
     """
     settings = state.app.settings
     lang = settings.language
+    if check:
+        _check(state, lang, as_json)
+        return
     custom = settings.llm.model_path
     if repair and custom:
         raise ProviderError(t("model.repair_custom", lang, path=custom))
@@ -111,3 +122,32 @@ def _show(name: str, provider: str, status: ModelStatus, lang: str, custom: bool
     out.print(styled(mark, " ", status.message))
     if provider != "local":
         out.print(styled((t("model.not_used", lang, provider=provider), "dim")))
+
+
+def _check(state: State, lang: str, as_json: bool) -> None:
+    """``--check``: probe the remote endpoint and remember the best tool protocol."""
+    app = state.app
+    provider = app.provider
+    if not isinstance(provider, OpenAICompatProvider):
+        console().print(t("model.check_local", lang), markup=False)
+        return
+    err = console(stderr=True)
+    err.print(t("model.check_start", lang, endpoint=provider.base_url or "https://api.openai.com/v1",
+                model=provider.model), markup=False)
+
+    def show(check: Check) -> None:
+        mark = "✓" if check.ok else "✗"
+        line = t("model.check_line", lang, mark=mark, name=check.name, what=t(f"model.check_{check.name}", lang),
+                 seconds=check.seconds, detail=check.detail)
+        (err if as_json else console()).print(styled((line, "green" if check.ok else "yellow")), markup=False)
+
+    report = check_endpoint(provider, show)
+    if report.protocol:
+        provider.memory.remember(protocol=report.protocol, checked=checked_now(),
+                        checks={c.name: c.ok for c in report.checks})
+    if as_json:
+        print_json(report.as_dict())
+    elif report.protocol:
+        console().print(t("model.check_chosen", lang, protocol=report.protocol), markup=False)
+    else:
+        console().print(t("model.check_none", lang), markup=False)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from agent.cli.common import State, console, pass_state
+from agent.cli.team_texts import text as team_text
 from agent.i18n import t
 
 
@@ -47,6 +48,9 @@ def serve(state: State, host: str | None, port: int | None, token_file: Path | N
     err.print(t("serve.listening", app.language, url=url, model=app.model_label()), markup=False)
     if new_token:
         err.print(t("serve.token_file_new", app.language, path=token_file, token=new_token, url=url), markup=False)
-    if settings.token:
+    users = app.store.count_users()
+    if users:
+        err.print(team_text("serve_users", app.language, count=users, url=url), markup=False)
+    elif settings.token:
         err.print(t("serve.token_needed", app.language, url=url), markup=False)
     server.run()

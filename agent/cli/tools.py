@@ -48,7 +48,8 @@ def list_tools(state: State, as_json: bool) -> None:
         risk = m.risk if m.risk else "read (undeclared)"
         for pname, risks in (m.risk_by_value or {}).items():
             risk += f" · {pname}=" + ", ".join(f"{value}: {level}" for value, level in risks.items())
-        out.print(styled((m.name, "bold"), "  ", status, detail, "  ", (f"· risk: {risk} · {e.origin} · {e.path}", "dim")))
+        where = e.origin if e.path == e.origin else f"{e.origin} · {e.path}"  # an MCP server's tool: mcp:NAME
+        out.print(styled((m.name, "bold"), "  ", status, detail, "  ", (f"· risk: {risk} · {where}", "dim")))
         out.print(styled(f"  {m.description}"))
         for pname, desc in (m.parameters or {}).items():
             typ = m.parameter_types.get(pname, "string")

@@ -13,6 +13,8 @@ before it is shown.
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import replace
 
 from agent.i18n import pick, detect_language
@@ -107,8 +109,10 @@ class Agent:
         outcomes: list[ToolOutcome] = []
         reply = Reply()
         step = 0
+        made: set[str] = set()  # the calls of this turn, so that one asked for again is not run again
+        repeated = False
         for step in range(1, self.max_steps + 2):
-            final = step > self.max_steps
+            final = step > self.max_steps or repeated
             if guard.compose_now(outcomes):
                 break
             if final:
@@ -116,6 +120,11 @@ class Agent:
             reply = self._next(messages, [] if final else manifests, guard, guard.watch(emit, outcomes))
             if not reply.calls or final:
                 break
+            keys = [json.dumps([c.name, c.arguments], sort_keys=True, ensure_ascii=False, default=str) for c in reply.calls]
+            if all(key in made for key in keys):  # the same calls again: their results are in, so answer now
+                repeated = True
+                continue
+            made.update(keys)
             calls = [(c.name, c.arguments, c.id or f"call_{step}_{i}") for i, c in enumerate(reply.calls)]
             for name, params, _ in calls:
                 emit(Event("tool_start", name=name, params=params if isinstance(params, dict) else {"_raw": params}))
@@ -132,6 +141,12 @@ class Agent:
             emit(Event("text", text=answer))
         else:
             answer = guard.finish(reply, outcomes, emit)
+            if not answer.strip():  # no text and no call: never a silent empty answer
+                answer = pick(prompts.NO_ANSWER, self.language)
+                emit(Event("notice", text=answer, name="no_answer"))
+                emit(Event("text", text=answer))
+            elif answer == reply.text and reply.raw is not None and reply.raw.finish_reason == "length":
+                emit(Event("notice", text=pick(prompts.CUT_AT_MAX_TOKENS, self.language)))
         self.store.add_message(cid, "assistant", answer)
         return TurnResult(answer, outcomes, cid, self.protocol.name, step)
 
@@ -174,7 +189,7 @@ class Agent:
         except ToolsUnsupportedError as exc:
             if self.tool_protocol != "auto" or self.protocol.name != "native":
                 raise
-            emit(Event("notice", text=f"{exc}; switching to the JSON tool protocol"))
+            emit(Event("notice", text=f"{exc.reason}; switching to the JSON tool protocol"))
             self._protocol = JsonProtocol()
             messages[0] = {"role": "system", "content": self._protocol.system_prompt(self.language, manifests)}
             return self._protocol.next(self, messages, manifests, emit)

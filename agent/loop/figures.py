@@ -177,10 +177,12 @@ def _times(text: str) -> tuple[list[Figure], str]:
     return found, text
 
 
-def figures(text: str) -> list[Figure]:
-    """The figures of ``text``: dates, then times, then the numbers left (a list number at the start
-    of a line, ``1.`` or ``2)``, is a list mark and no figure)."""
-    text = _LIST_MARK.sub(lambda m: " " * len(m.group(0)), normalize(text))
+def figures(text: str, list_marks: bool = True) -> list[Figure]:
+    """The figures of ``text``: dates, then times, then the numbers left (with ``list_marks``, a list
+    number at the start of a line, ``1.`` or ``2)``, is a list mark and no figure)."""
+    text = normalize(text)
+    if list_marks:
+        text = _LIST_MARK.sub(lambda m: " " * len(m.group(0)), text)
     dates, text = _dates(text)
     times, text = _times(text)
     numbers = []
@@ -205,7 +207,7 @@ class KnownFigures:
     def of(cls, texts: Iterable[str]) -> "KnownFigures":
         known = cls()
         for text in texts:
-            for figure in figures(text):
+            for figure in figures(text, list_marks=False):  # what a source states counts, list numbers too
                 known.add(figure)
         return known
 

@@ -19,13 +19,34 @@ from typing import Any, Callable, Sequence
 from agent.i18n import pick
 from agent.loop.answers import compose, with_failures
 from agent.loop.events import Event, EventCallback, Reply
-from agent.loop.grounding import Verdict, check, claims_failure, cut_loop, loop_start, unsupported_figures, unsupported_names
+from agent.loop.grounding import (
+    Verdict,
+    check,
+    claims_failure,
+    cut_loop,
+    is_echo,
+    loop_start,
+    unsupported_figures,
+    unsupported_names,
+)
 from agent.providers.base import Provider, capabilities_of
 from agent.toolkit.runtime import ToolOutcome
 
 GROUNDING = ("auto", "on", "off")
 #: the longest answer shown (characters): a generation past it is ended
 MAX_ANSWER_CHARS = 1600
+
+ECHOED = {
+    "en": "the model only repeated the question; that is not shown as an answer",
+    "zh": "模型只是把问题重复了一遍，不作为回答显示",
+    "ja": "モデルは質問を繰り返しただけだったので、回答として表示しません",
+}
+NO_ANSWER_OF_ITS_OWN = {
+    "en": "I have no answer to that. If it needs current information, none of my tools looked it up, and I "
+          "won't guess it.",
+    "zh": "这个问题我答不上来。如果需要最新的信息，我的工具都没有查到，我也不会去猜。",
+    "ja": "その質問には答えられません。最新の情報が必要なものなら、ツールでは調べておらず、推測で答えることもしません。",
+}
 
 REPLACED = {
     "en": "the model's answer was not used ({problem}); the answer is made of the tool results",
@@ -80,11 +101,16 @@ class SentenceStream:
     """An answer shown a sentence at a time, each sentence once: a sentence that repeats an earlier
     one, or text past ``limit`` characters, ends the generation unshown."""
 
-    def __init__(self, emit: EventCallback, limit: int = MAX_ANSWER_CHARS):
+    def __init__(self, emit: EventCallback, limit: int = MAX_ANSWER_CHARS, question: str = ""):
         self.emit = emit
         self.limit = limit
+        # a first sentence that only repeats a question is not shown ("Hello there." to "hello there" is
+        # a greeting answered, "JL915便って今日遅れてる？" to the same question is no answer)
+        self.question = question if question.rstrip().endswith(("?", "？")) else ""
         self.text = ""
-        self.shown = 0
+        self.shown = 0  # how much of ``text`` was dealt with
+        self.out = ""  # what was shown of it
+        self.echoed = False
 
     def __call__(self, event: Event) -> None:
         if event.kind != "text":
@@ -105,15 +131,19 @@ class SentenceStream:
     def _show(self, end: int) -> None:
         piece = self.text[self.shown : end]
         if end > self.shown and piece:
-            self.emit(Event("text", text=piece))
             self.shown = end
+            if not self.out.strip() and self.question and is_echo(piece, self.question):
+                self.echoed = True  # the question said back: not an answer
+                return
+            self.emit(Event("text", text=piece))
+            self.out += piece
 
     def flush(self) -> str:
         """Show the rest (unless it repeats); return all that was shown."""
         if self.shown < len(self.text) and self.shown < self.limit:
             start = loop_start(self.text)
             self._show(min(len(self.text) if start is None else start, self.limit))
-        return self.text[: self.shown].strip()
+        return self.out.strip()
 
     @property
     def kept(self) -> str:
@@ -145,7 +175,8 @@ class AnswerGuard:
         """The event callback for the model's next move: held once tools ran, by sentence before."""
         if not self.on:
             return emit
-        self.watcher = HeldAnswer(emit, lambda text: self._invents(text, outcomes)) if outcomes else SentenceStream(emit)
+        self.watcher = (HeldAnswer(emit, lambda text: self._invents(text, outcomes)) if outcomes
+                        else SentenceStream(emit, question=self.question))
         return self.watcher
 
     def _invents(self, text: str, outcomes: Sequence[ToolOutcome]) -> bool:
@@ -172,13 +203,28 @@ class AnswerGuard:
             instructions=self.instructions, failures_shown=bool(failures), language=self.language,
         )
 
+    def _catch_up(self, reply: Reply) -> None:
+        """A provider that returned its text without streaming it (a server asked again without a
+        stream): the text goes through the watcher now, as if it had streamed."""
+        if self.watcher is not None and not self.watcher.text and (reply.text or "").strip():
+            try:
+                self.watcher(Event("text", text=reply.text))
+            except StopAnswer:
+                pass
+
     def finish(self, reply: Reply, outcomes: Sequence[ToolOutcome], emit: EventCallback) -> str:
         """The turn's answer, shown to the user unless it was shown already."""
         if not self.on:
             return reply.text or ""
+        self._catch_up(reply)
         if not outcomes:
             if isinstance(self.watcher, SentenceStream):
-                return self.watcher.flush()
+                shown = self.watcher.flush()
+                if not shown and self.watcher.echoed:  # the model only said the question back
+                    emit(Event("notice", text=pick(ECHOED, self.notice_language)))
+                    shown = pick(NO_ANSWER_OF_ITS_OWN, self.language)
+                    emit(Event("text", text=shown))
+                return shown
             return reply.text or ""
         successes = [o for o in outcomes if o.success]
         if not successes:

@@ -68,6 +68,21 @@ FINAL_ONLY = {
     "ja": "このメッセージで使えるツール呼び出しの回数を使い切りました。ツールを呼ばずに、今ある情報で答えてください。",
 }
 
+NO_ANSWER = {
+    "en": "The model returned an empty reply: no text and no tool call. Try again, or run riverse model --check "
+          "to see whether this model and server work with the tool protocol in use (llm.tool_protocol).",
+    "zh": "模型返回了空回复：既没有文字，也没有工具调用。请重试，或运行 riverse model --check "
+          "检查这个模型和服务器能否使用当前的工具协议（llm.tool_protocol）。",
+    "ja": "モデルの返答が空でした（テキストもツール呼び出しもありません）。もう一度試すか、riverse model --check で"
+          "このモデルとサーバーが今のツールプロトコル（llm.tool_protocol）で動くか確かめてください。",
+}
+
+CUT_AT_MAX_TOKENS = {
+    "en": "The answer was cut off at the length limit (llm.max_tokens); raise it for longer answers.",
+    "zh": "回答在长度上限处被截断（llm.max_tokens）；需要更长的回答请调高它。",
+    "ja": "回答が長さの上限（llm.max_tokens）で切れました。長い回答が必要なら上げてください。",
+}
+
 BUDGET_EXHAUSTED = {
     "en": "I stopped after {steps} rounds of tool calls without reaching an answer. Try asking more specifically.",
     "zh": "已经进行了 {steps} 轮工具调用仍未得到答案，我先停下了。请换个更具体的问法再试。",

@@ -82,7 +82,7 @@ class NativeProtocol(_PromptInEveryRequest):
         messages.append(
             {
                 "role": "assistant",
-                "content": reply.text or None,
+                "content": reply.text or "",  # not null: some servers answer 500 to a null content
                 "tool_calls": [
                     {
                         "id": o.call_id,
@@ -142,9 +142,13 @@ class JsonProtocol(_PromptInEveryRequest):
             guard = _HoldJson(emit)
             completion = agent.provider.complete(attempt_messages, on_text=guard)
             if not manifests:
-                if guard.mode == "hold" and completion.text:
-                    emit(Event("text", text=completion.text))
-                return Reply(text=completion.text, raw=completion, streamed=True)
+                held = parse_reply(completion.text) if guard.mode == "hold" else None
+                if held is not None and held.kind == "calls":  # not an answer: the loop says so
+                    return Reply(calls=held.calls, raw=completion)
+                text = held.text if held is not None and held.kind == "text" and held.text else completion.text
+                if guard.mode == "hold" and text:
+                    emit(Event("text", text=text))
+                return Reply(text=text, raw=completion, streamed=True)
             if completion.tool_calls:  # a provider may return structured calls even here
                 return Reply(text=completion.text, calls=list(completion.tool_calls), raw=completion)
             parsed = parse_reply(completion.text)
@@ -168,7 +172,10 @@ class JsonProtocol(_PromptInEveryRequest):
         return Reply(text=message, raw=completion, streamed=True)
 
     def inject(self, messages: list[dict], reply: Reply, outcomes: list[ToolOutcome], language: str) -> None:
-        messages.append({"role": "assistant", "content": reply.raw.text if reply.raw else reply.text})
+        # The calls as one compact JSON object, not the model's own text: a server that escapes what it is
+        # sent (llama-cpp-python's chatml-function-calling) shows the model a shorter line to copy back.
+        calls = [{"name": o.name, "params": o.params} for o in outcomes]
+        messages.append({"role": "assistant", "content": json.dumps({"tool_calls": calls}, ensure_ascii=False, default=str)})
         messages.append(
             {
                 "role": "user",

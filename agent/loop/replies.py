@@ -15,6 +15,7 @@ looks like JSON but cannot be read is ``malformed`` and the loop asks the model 
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 import warnings
@@ -29,6 +30,9 @@ NO_TOOL = {"", "none", "null", "no_tool", "answer"}
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
+# HTML entities: llama-cpp-python's chatml-function-calling format escapes the messages it is sent,
+# and a model copies what it saw ({&#34;tool&#34;: ...}).
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|quot|amp|lt|gt|apos);")
 
 
 @dataclass
@@ -166,9 +170,23 @@ def interpret(value: Any) -> ParsedReply | None:
 
 
 def parse_reply(text: Any) -> ParsedReply:
-    """Read a model's reply under the JSON protocol. Never raises."""
+    """Read a model's reply under the JSON protocol. Never raises. A reply whose JSON came back
+    entity-escaped (``{&#34;tool&#34;: ...}``) is read as the JSON it stands for."""
     if not isinstance(text, str):
         return ParsedReply("malformed", error=f"the reply is {type(text).__name__}, not text")
+    reply = _parse(text)
+    unescaped_text = text
+    for _ in range(3):  # escaped again each time it went round: &amp;#34;
+        if reply.kind == "calls" or not _ENTITY.search(unescaped_text):
+            break
+        unescaped_text = html.unescape(unescaped_text)
+        unescaped = _parse(unescaped_text)
+        if unescaped.kind == "calls" or (reply.kind == "malformed" and unescaped.kind != "malformed"):
+            reply = unescaped
+    return reply
+
+
+def _parse(text: str) -> ParsedReply:
     stripped = text.strip()
     looks_like_json = stripped.startswith(("{", "[", "```"))
     first_error = ""

@@ -24,11 +24,26 @@ TextCallback = Callable[[str], None]
 
 
 class ProviderError(RiverseError):
-    """The model could not be reached or refused the request. The message says what to do."""
+    """The model could not be reached or refused the request. The message says what to do, on one
+    line; ``detail`` keeps what the server said at length (shown with ``--verbose``)."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
 
 
 class ToolsUnsupportedError(ProviderError):
-    """The endpoint rejected a request because it carried native ``tools``."""
+    """The endpoint rejected a request because it carried native ``tools``. ``reason`` says how; the
+    message adds which setting avoids it."""
+
+    HINT = (
+        "; set llm.tool_protocol to json (tools described in the prompt) or auto (which falls back to it), "
+        "or run riverse model --check to find what this server does best"
+    )
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason + self.HINT, detail)
+        self.reason = reason
 
 
 @dataclass
@@ -46,6 +61,8 @@ class Completion:
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     # tokens or other figures the provider wants to report (optional)
     usage: dict[str, Any] = field(default_factory=dict)
+    #: why the reply ended, as the server said: "stop", "tool_calls", "length" (cut at max_tokens), ...
+    finish_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -184,3 +201,19 @@ def sentence_vectors(provider: Provider) -> SentenceVectors | None:
 def prefix_cache(provider: Provider) -> PrefixCache | None:
     """``provider`` as a :class:`PrefixCache`, or None when it does not declare it."""
     return cast(PrefixCache, provider) if capabilities_of(provider).prefix_cache else None
+
+
+def needed_vectors(provider: Provider, name: str) -> SentenceVectors:
+    """``provider``'s sentence vectors, for a wrapper that was asked for them (an error when it has none)."""
+    vectors = sentence_vectors(provider)
+    if vectors is None:
+        raise ProviderError(f"provider {name} has no sentence vectors")
+    return vectors
+
+
+def needed_prefix_cache(provider: Provider, name: str) -> PrefixCache:
+    """``provider``'s prompt-prefix cache, for a wrapper that was asked for it (an error when it has none)."""
+    cache = prefix_cache(provider)
+    if cache is None:
+        raise ProviderError(f"provider {name} keeps no prompt prefix")
+    return cache

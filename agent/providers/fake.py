@@ -46,7 +46,7 @@ class ScriptedProvider:
 
     name = "fake"
 
-    def __init__(self, script: Iterable[Step] = (), *, native_tools: bool = True, default: str | None = None):
+    def __init__(self, script: Iterable[Step] = (), *, native_tools: bool = True, default: Step | None = None):
         self.script: list[Step] = list(script)
         self.capabilities = Capabilities(native_tools=native_tools)
         self.default = default

@@ -6,6 +6,10 @@
   port, so a token is honoured on loopback too (``riverse serve --token-file FILE``, ``server.token``).
 - Bound to any other address it refuses to start without a token (``server.token`` in the settings or
   ``RIVERSE_SERVER_TOKEN``).
+- With users (``riverse users add NAME``), every request needs one user's token, on any address: the
+  request is that user's, and sees that user's conversations, notes and approvals only
+  (:mod:`agent.server.owners`). A server whose store has users may listen beyond loopback without
+  ``server.token``, which opens nothing then. Users added while the server runs count within seconds.
 - With a token, every request needs it: ``Authorization: Bearer <token>`` (what OpenAI clients send as
   their API key), or the session cookie the browser gets from the sign-in form at ``/login``. Without
   it the answer is 401 (the sign-in form for a browser asking for a page).
@@ -19,28 +23,34 @@ The token never appears in a URL, a response or a log line: the cookie holds a k
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import ipaddress
 import os
 import secrets
 import stat
+import time
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent.errors import RiverseError
 from agent.i18n import t
-from agent.server.errors import ApiError
+from agent.server.errors import ApiError, storage_unavailable
+from agent.server.owners import USER_SCOPE_KEY
+from agent.storage.base import StorageError
+from agent.users import hash_session, hash_token, session_of
 
 COOKIE = "riverse_session"
 LOGIN_PATH = "/login"
 MIN_TOKEN_CHARS = 16
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})
+USERS_RECHECK_S = 2.0  # how long a server goes on without asking the store whether it has users
 LOGIN_PAGE = Path(__file__).resolve().parent.parent / "web" / "login.html"
 
 
@@ -59,9 +69,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, token: str | None, language: str = "en") -> None:
-    """Refuse to serve beyond this machine without a token worth the name."""
-    if is_loopback(host):
+def check_bind(host: str, token: str | None, language: str = "en", has_users: bool = False) -> None:
+    """Refuse to serve beyond this machine without a token worth the name (or users, each with one)."""
+    if is_loopback(host) or has_users:
         return
     if not token:
         raise ServerAccessError(t("serve.token_required", language, host=host))
@@ -97,9 +107,7 @@ def token_from_file(path: Path, language: str = "en") -> tuple[str, bool]:
     return token, False
 
 
-def session_value(token: str) -> str:
-    """What the browser's cookie holds: a keyed hash, so the token itself is never stored there."""
-    return hmac.new(token.encode(), b"riverse web session", hashlib.sha256).hexdigest()
+session_value = session_of  # what the browser's cookie holds: a keyed hash, never the token itself
 
 
 def _same(given: str, expected: str) -> bool:
@@ -107,44 +115,75 @@ def _same(given: str, expected: str) -> bool:
 
 
 class AccessGuard:
-    """ASGI middleware applying the rules in this module's docstring to every HTTP request."""
+    """ASGI middleware applying the rules in this module's docstring to every HTTP request.
 
-    def __init__(self, app: ASGIApp, *, token: str | None, loopback_only: bool):
+    With ``store`` given and users in it (``riverse users add``), every request needs a user's token
+    or the cookie its sign-in gave; the user is put in the request's scope (``riverse.user``) for
+    :class:`~agent.server.owners.ClientSessions`. ``server.token`` opens nothing then: a user's data is
+    that user's alone."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, loopback_only: bool, store: Any = None):
         self.app = app
         self.token = token or None
         self.session = session_value(token) if token else ""
-        # Without a token, the Host header is what tells this machine's pages from a rebound name.
-        self.check_host = loopback_only and not self.token
+        self.loopback_only = loopback_only
+        self.store = store
+        self._users_checked = (time.monotonic(), store.count_users() > 0) if store is not None else (0.0, False)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
-        refusal = self._refusal(request)
-        if refusal is None and self.token and request.url.path == LOGIN_PATH:
-            refusal = await self._login(request)
+        try:
+            users_on = False
+            if self.store is not None:
+                checked_at, users_on = self._users_checked
+                if time.monotonic() - checked_at > USERS_RECHECK_S:
+                    users_on = await run_in_threadpool(self._users_on)
+            # Looking a user up reads the store: off the event loop.
+            refusal = await run_in_threadpool(self._refusal, request, True) if users_on else self._refusal(request, False)
+            if refusal is None and (self.token or users_on) and request.url.path == LOGIN_PATH:
+                refusal = await self._login(request, users_on)
+        except StorageError as exc:
+            refusal = storage_unavailable(exc).response()
         if refusal is not None:
             await refusal(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
-    def _refusal(self, request: Request) -> Response | None:
+    def _users_on(self) -> bool:
+        """Whether the store has users now (asked at most every USERS_RECHECK_S seconds)."""
+        on = self.store.count_users() > 0
+        self._users_checked = (time.monotonic(), on)
+        return on
+
+    def _refusal(self, request: Request, users_on: bool) -> Response | None:
         host = request.headers.get("host", "")
         if _from_another_site(request, host):
             return ApiError(403, "requests that a browser sends from another web site are not accepted; "
                                  "use the page this server serves at /", code="cross_origin").response()
-        if self.check_host and not is_loopback(urllib.parse.urlsplit(f"//{host}").hostname or ""):
+        # Without a token, the Host header is what tells this machine's pages from a rebound name.
+        if self.loopback_only and not (self.token or users_on) and \
+                not is_loopback(urllib.parse.urlsplit(f"//{host}").hostname or ""):
             return ApiError(
                 403, f"this server answers requests for 127.0.0.1 or localhost only, not {host!r}", code="bad_host"
             ).response()
-        if not self.token or request.url.path == LOGIN_PATH or self._authorized(request):
+        if users_on:
+            user = self._user_of(request)
+            if user is not None:
+                request.scope[USER_SCOPE_KEY] = user
+                return None
+        elif not self.token or self._authorized(request):
+            return None
+        if request.url.path == LOGIN_PATH:
             return None
         if "text/html" in request.headers.get("accept", "") and request.method == "GET":
             return HTMLResponse(_login_page(failed=False), 401)
+        what = "a user's token (riverse users add NAME prints one)" if users_on else "its token"
         return ApiError(
             401,
-            "this server needs its token: send 'Authorization: Bearer <token>' (the API key of an OpenAI client)",
+            f"this server needs {what}: send 'Authorization: Bearer <token>' (the API key of an OpenAI client)",
             type="authentication_error",
             code="invalid_api_key",
         ).response(headers={"WWW-Authenticate": "Bearer"})
@@ -156,16 +195,28 @@ class AccessGuard:
         cookie = request.cookies.get(COOKIE, "")
         return bool(cookie) and _same(cookie, self.session)
 
-    async def _login(self, request: Request) -> Response:
+    def _user_of(self, request: Request) -> dict[str, Any] | None:
+        """The user whose token (or sign-in cookie) the request carries; None for no one."""
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and given.strip():
+            return self.store.user_by_hash(token_hash=hash_token(given.strip()))
+        cookie = request.cookies.get(COOKIE, "")
+        return self.store.user_by_hash(session_hash=hash_session(cookie)) if cookie else None
+
+    async def _login(self, request: Request, users_on: bool) -> Response:
         """``GET /login`` shows the sign-in form; ``POST /login`` checks the token and sets the cookie."""
         if request.method != "POST":
             return HTMLResponse(_login_page(failed=False))
         fields = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"))
         given = (fields.get("token") or [""])[0].strip()
-        if not (self.token and given and _same(given, self.token)):
+        if users_on:
+            known = bool(given) and await run_in_threadpool(self.store.user_by_hash, hash_token(given)) is not None
+        else:
+            known = bool(self.token and given and _same(given, self.token))
+        if not known:
             return HTMLResponse(_login_page(failed=True), 401)
         response = RedirectResponse("/", status_code=303)
-        response.set_cookie(COOKIE, self.session, httponly=True, samesite="strict", path="/")
+        response.set_cookie(COOKIE, session_value(given), httponly=True, samesite="strict", path="/")
         return response
 
 

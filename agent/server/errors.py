@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from agent.errors import RiverseError
+from agent.storage.base import StorageError
 
 log = logging.getLogger("riverse.server")
 
@@ -113,12 +114,22 @@ def _check_text(text: str, where: str) -> None:
                             "pair", code="invalid_unicode")
 
 
+def storage_unavailable(exc: StorageError) -> ApiError:
+    """503 for a database that cannot be reached: the message names it (never its password) and what to check."""
+    log.warning("storage unavailable: %s", exc)
+    return ApiError(503, str(exc), type="server_error", code="storage_unavailable")
+
+
 def install_error_handlers(api: FastAPI) -> None:
     """Every error, including unknown routes and crashes, answers in the OpenAI error shape."""
 
     @api.exception_handler(ApiError)
     async def on_api_error(request: Request, exc: ApiError) -> JSONResponse:
         return exc.response()
+
+    @api.exception_handler(StorageError)
+    async def on_storage_error(request: Request, exc: StorageError) -> JSONResponse:
+        return storage_unavailable(exc).response()
 
     @api.exception_handler(HTTPException)
     async def on_http_error(request: Request, exc: HTTPException) -> JSONResponse:

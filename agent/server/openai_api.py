@@ -9,8 +9,13 @@ requests, waiting for the model) ride on streaming chunks with an empty delta in
 The last message is the turn. The conversation is the one named by the ``X-Riverse-Conversation``
 header or the ``conversation_id`` field; without one, a fresh conversation is seeded with the earlier
 user and assistant messages of the request, so a stateless client keeps its context. A conversation
-belongs to the client that started it (:mod:`agent.server.owners`). Client-side
-``tools``, ``temperature`` and the like are ignored: the agent's settings decide.
+belongs to the client that started it (:mod:`agent.server.owners`). ``temperature`` and the like are
+ignored: the agent's settings decide. Client-side ``tools`` (and ``tool_choice``, ``functions``) are refused
+with a 400: the tools are Riverse's own, run on the server; a client's tools are not supported.
+
+``usage`` is the provider's count of the turn's tokens (every request of the turn added up), or, for a
+provider that reports none (the embedded model), counted from the request's and the answer's text
+(``riverse_counted: true``; see :mod:`agent.server.usage`).
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ class ChatRequest:
     stream: bool = False
     conversation_id: str | None = None
     earlier: list[dict[str, str]] = field(default_factory=list)  # user/assistant messages before the turn
+    prompt_texts: list[str] = field(default_factory=list)  # every message's text, for a counted usage
 
 
 def conversation_id_from(value: Any, where: str) -> str | None:
@@ -119,13 +125,19 @@ def parse_chat_request(body: dict[str, Any], headers: Any, settings: Settings) -
         raise ApiError(400, f"the messages hold {size} characters; this server accepts at most {limit} "
                             "(server.max_input_chars); shorten them or start a new conversation",
                        param="messages", code="context_length_exceeded")
+    client_tools = [key for key in ("tools", "tool_choice", "functions", "function_call") if body.get(key)]
+    if client_tools:
+        raise ApiError(400, f"'{client_tools[0]}' is not supported: Riverse runs its own tools on the server and "
+                            "answers with the result; remove it, and add the tool to Riverse instead "
+                            "(riverse tools new NAME)", param=client_tools[0], code="unsupported_parameter")
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise ApiError(400, f"'stream' must be true or false, got {stream!r}", param="stream")
     cid = conversation_id_from(headers.get(CONVERSATION_HEADER), f"the {CONVERSATION_HEADER} header") or \
         conversation_id_from(body.get("conversation_id"), "'conversation_id'")
     earlier = [{"role": r, "content": t} for r, t in texts[:-1] if r in ("user", "assistant") and t]
-    return ChatRequest(text=text, model=model, stream=stream, conversation_id=cid, earlier=earlier)
+    return ChatRequest(text=text, model=model, stream=stream, conversation_id=cid, earlier=earlier,
+                       prompt_texts=[t for _, t in texts if t])
 
 
 def _turns(request: Request) -> TurnService:
@@ -148,7 +160,7 @@ async def chat_completions(request: Request) -> JSONResponse | StreamingResponse
     chat = parse_chat_request(await read_json_object(request), request.headers, turns.app.settings)
     client = client_of(request)
     cid = await run_in_threadpool(turns.open_conversation, chat.conversation_id, chat.earlier, client)
-    turn = turns.start(chat.text, cid, client.key)
+    turn = turns.start(chat.text, cid, client, chat.prompt_texts)
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     headers = {CONVERSATION_HEADER: cid}
     if chat.stream:
@@ -170,6 +182,7 @@ async def chat_completions(request: Request) -> JSONResponse | StreamingResponse
             "created": int(time.time()),
             "model": chat.model,
             "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+            "usage": done.get("usage"),
             "riverse_conversation_id": cid,
         },
         headers=headers,
@@ -191,7 +204,7 @@ async def _stream(turns: TurnService, turn: Turn, completion_id: str, model: str
                 yield chunk({"content": event.data["text"]})
             elif event.kind == "done":
                 yield chunk({}, "stop", riverse_tool_calls=event.data["tool_calls"],
-                            riverse_conversation_id=turn.conversation_id)
+                            riverse_conversation_id=turn.conversation_id, usage=event.data.get("usage"))
             elif event.kind == "error":
                 kind = "model_error" if event.data["expected"] else "server_error"
                 error = {"message": event.data["message"], "type": kind, "param": None, "code": None}

@@ -1,6 +1,10 @@
 """Who owns what on the server: a conversation and its pending approvals belong to the client that
 started them.
 
+- **With users** (``riverse users add``) each request is one user's (:mod:`agent.server.access` found
+  the user by token): the user owns what they start, and sees nothing else, not even the
+  conversations of the command line. Their notes are theirs too (the notes tool keeps them under the
+  user's key), and so are the tool calls made in their conversations.
 - **With a token** there is one owner: whoever holds the token (``Authorization: Bearer``, or the
   cookie of the sign-in form) owns every conversation and every pending approval, including those of
   the command line. A request without the token never gets this far (:mod:`agent.server.access`).
@@ -27,21 +31,39 @@ from typing import Any
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agent.users import owner_key
+
 CLIENT_COOKIE = "riverse_client"
 SCOPE_KEY = "riverse.client"
+USER_SCOPE_KEY = "riverse.user"  # set by agent.server.access for a request carrying a user's token
 SESSION_DAYS = 365
 _SESSION = re.compile(r"[A-Za-z0-9_-]{32}")
 
 
 @dataclass(frozen=True)
 class Client:
-    """The client of one request. ``key`` is None for the token's holder, who owns everything."""
+    """The client of one request. ``key`` is None for the token's holder, who owns everything;
+    ``user`` is the user's name on a server with users (``key`` is then the user's key)."""
 
     key: str | None
+    user: str | None = None
+    admin: bool = False
+
+    @property
+    def shared(self) -> bool:
+        """Whether conversations without an owner (the command line's) are this client's too."""
+        return self.user is None
+
+    @property
+    def notes_owner(self) -> str | None:
+        """Whose notes this client's turns keep: a user's own; otherwise the machine's user's."""
+        return self.key if self.user is not None else None
 
     def may_see(self, conversation: Mapping[str, Any]) -> bool:
         """Whether this client may list, read, continue or delete ``conversation``."""
         owner = conversation.get("owner")
+        if self.user is not None:
+            return owner == self.key
         return self.key is None or owner is None or owner == self.key
 
 
@@ -65,6 +87,11 @@ class ClientSessions:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        user = scope.get(USER_SCOPE_KEY)
+        if isinstance(user, dict):  # the access guard found the user's token
+            scope[SCOPE_KEY] = Client(owner_key(user), user["name"], bool(user["admin"]))
             await self.app(scope, receive, send)
             return
         if self.single_owner:

@@ -5,11 +5,16 @@ on an approval), so each turn runs in a worker thread and reports its events to 
 an asyncio queue. Conversations therefore never wait for each other, except for a model that can only
 generate one answer at a time (the embedded llama.cpp model declares ``concurrency=1`` in its
 capabilities): every use of it passes a first-come, first-served gate, and a turn that had to wait
-says how long.
+says how long. That gate is this process's own: each replica of a server queues for its own model,
+and replicas that share one inference server are queued by that server.
+
+Nothing a turn needs lives only here: its conversation, messages and tool calls are in the store as
+they happen, and its approval requests too (:mod:`agent.server.approvals`), so any replica lists and
+answers them and any replica continues the conversation afterwards.
 
 A turn belongs to the client that started it (``owner``, a key from :mod:`agent.server.owners`; None for
 the token's holder): only that client lists and answers its pending approvals, and "always" lasts for
-that client's turns in that conversation only.
+that client's turns in that conversation only, on this replica (another replica asks again).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agent.app import App
@@ -38,12 +43,17 @@ from agent.providers.base import (
     ReplyCursor,
     SentenceVectors,
     capabilities_of,
-    prefix_cache,
+    needed_prefix_cache,
+    needed_vectors,
     scored_decoding,
-    sentence_vectors,
 )
+from agent.server.approvals import Approvals, PendingApproval
 from agent.server.errors import ApiError
+from agent.router.texts import PREPARING
+from agent.server.usage import CountingProvider
 from agent.server.owners import Client
+from agent.server.stopping import StoppableProvider, TurnStopped
+from agent.toolkit.base import acting_for
 from agent.toolkit.runtime import ApprovalRequest
 
 log = logging.getLogger("riverse.server")
@@ -158,89 +168,18 @@ class QueuedProvider:
             self._cache().prepare_prefix(messages)
 
     def _vectors(self) -> SentenceVectors:
-        vectors = sentence_vectors(self._provider)
-        if vectors is None:
-            raise ProviderError(f"provider {self.name} has no sentence vectors")
-        return vectors
+        return needed_vectors(self._provider, self.name)
 
     def _cache(self) -> PrefixCache:
-        cache = prefix_cache(self._provider)
-        if cache is None:
-            raise ProviderError(f"provider {self.name} keeps no prompt prefix")
-        return cache
-
-
-@dataclass
-class PendingApproval:
-    """A tool call parked until someone answers yes, no or always (or the time runs out)."""
-
-    id: str
-    conversation_id: str
-    owner: str | None  # the key of the client whose turn asks; None: the token's holder
-    request: ApprovalRequest
-    expires_at: float
-    answer: str = ""
-    answered: threading.Event = field(default_factory=threading.Event)
-
-    def as_dict(self) -> dict[str, Any]:
-        r = self.request
-        return {
-            "id": self.id,
-            "conversation_id": self.conversation_id,
-            "name": r.name,
-            "params": r.params,
-            "risk": r.risk,
-            "declared": r.declared,
-            "description": r.description,
-            "expires_in": max(0, round(self.expires_at - time.time())),
-        }
-
-
-class Approvals:
-    """The tool calls waiting for the user's decision, answered from the web page or the API by the
-    client whose turn asks, and by no other."""
-
-    def __init__(self, timeout: float):
-        self.timeout = timeout
-        self._lock = threading.Lock()
-        self._pending: dict[str, PendingApproval] = {}
-
-    def wait_for(self, conversation_id: str, owner: str | None, request: ApprovalRequest,
-                 announce: Callable[[PendingApproval], None]) -> str:
-        """Park the request, announce it, and block until it is answered; "" when the time ran out."""
-        pending = PendingApproval(uuid.uuid4().hex[:12], conversation_id, owner, request, time.time() + self.timeout)
-        with self._lock:
-            self._pending[pending.id] = pending
-        try:
-            announce(pending)
-            return pending.answer if pending.answered.wait(self.timeout) else ""
-        finally:
-            with self._lock:
-                self._pending.pop(pending.id, None)
-
-    def answer(self, approval_id: str, answer: str, owner: str | None) -> bool:
-        """Answer a pending request of ``owner``'s; False when ``owner`` has none with this id (answered,
-        expired, or another client's: the same answer, so nobody learns which)."""
-        with self._lock:
-            pending = self._pending.get(approval_id)
-        if pending is None or pending.owner != owner or pending.answered.is_set():
-            return False
-        pending.answer = answer
-        pending.answered.set()
-        return True
-
-    def pending(self, owner: str | None, conversation_id: str | None = None) -> list[PendingApproval]:
-        """``owner``'s pending requests (in one conversation, when given)."""
-        with self._lock:
-            items = list(self._pending.values())
-        return [p for p in items
-                if p.owner == owner and (conversation_id is None or p.conversation_id == conversation_id)]
+        return needed_prefix_cache(self._provider, self.name)
 
 
 @dataclass
 class TurnEvent:
     """What a client is told while a turn runs: ``text``, ``tool_start``, ``tool_end``,
-    ``approval_request``, ``notice``, ``queue``, then ``done`` or ``error``."""
+    ``approval_request``, ``notice``, ``queue``, then ``done`` (``stopped`` true when the user stopped
+    it) or ``error``. A notice the page words itself carries a ``code`` (``preparing``,
+    ``approval_timeout``) besides its text."""
 
     kind: str
     data: dict[str, Any]
@@ -249,9 +188,16 @@ class TurnEvent:
 class Turn:
     """One running turn: its events for the event loop, and how long it queued for the model."""
 
-    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None):
+    def __init__(self, conversation_id: str, loop: asyncio.AbstractEventLoop, owner: str | None,
+                 acting: str | None = None, prompt_texts: list[str] | None = None):
+        self.id = uuid.uuid4().hex
         self.conversation_id = conversation_id
         self.owner = owner
+        self.acting = acting  # whose notes the turn's tools keep (a user's key; None: the machine's user)
+        self.stop = threading.Event()  # set by the user's Stop (see agent.server.stopping)
+        self.said = ""  # the answer's text streamed so far, kept when the turn is stopped
+        self.prompt_texts = prompt_texts or []  # what the client sent: counted when the provider reports no usage
+        self.counter: CountingProvider | None = None
         self.queue_wait_ms = 0.0
         self.approval_ids: list[str] = []
         self._loop = loop
@@ -266,10 +212,17 @@ class Turn:
 
     def on_agent_event(self, event: Event) -> None:
         if event.kind == "tool_end" and event.outcome is not None:
-            self.emit("tool_end", **event.outcome.as_dict())
-        elif event.kind == "tool_start":
+            self.emit("tool_end", **event.outcome.as_dict())  # a stopped tool's end is still shown
+            return
+        if self.stop.is_set():
+            raise TurnStopped("the turn was stopped")
+        if event.kind == "tool_start":
             self.emit("tool_start", name=event.name, params=event.params)
+        elif event.kind == "notice" and event.text in PREPARING.values():
+            self.emit("notice", text=event.text, code="preparing")
         else:  # text, notice
+            if event.kind == "text":
+                self.said += event.text
             self.emit(event.kind, text=event.text)
 
     @property
@@ -282,8 +235,14 @@ class Turn:
         self.emit("queue", wait_ms=math.ceil(waited_ms), total_wait_ms=self.waited_ms)
 
     def finish(self, result: TurnResult) -> None:
+        usage = self.counter.usage(self.prompt_texts, result.answer) if self.counter is not None else None
         self.emit("done", answer=result.answer, conversation_id=result.conversation_id,
-                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms)
+                  tool_calls=[o.as_dict() for o in result.tool_calls], queue_wait_ms=self.waited_ms, stopped=False,
+                  usage=usage)
+
+    def stopped(self) -> None:
+        self.emit("done", answer=self.said, conversation_id=self.conversation_id, queue_wait_ms=self.waited_ms,
+                  stopped=True)
 
     def fail(self, error: BaseException) -> None:
         """Report a failed turn: a RiverseError says what to do; anything else stays in the server's log."""
@@ -306,11 +265,12 @@ class TurnService:
     def __init__(self, app: App):
         self.app = app
         server = app.settings.server
-        self.approvals = Approvals(server.approval_timeout)
+        self.approvals = Approvals(app.store, server.approval_timeout)
         self.gate = FairGate()
         self._pool = ThreadPoolExecutor(max_workers=server.workers, thread_name_prefix="riverse-turn")
         self._allowed: dict[tuple[str | None, str], set[str]] = {}  # (owner, conversation) -> tools approved "always"
         self._allowed_lock = threading.Lock()
+        self._running: dict[str, Turn] = {}  # turn id -> the turn, while it runs
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -320,28 +280,60 @@ class TurnService:
             for key in [key for key in self._allowed if key[1] == conversation_id]:
                 del self._allowed[key]
 
-    def start(self, text: str, conversation_id: str, owner: str | None) -> Turn:
-        """Start ``owner``'s turn in ``conversation_id`` (which must exist); must be called on the event loop."""
-        turn = Turn(conversation_id, asyncio.get_running_loop(), owner)
+    def start(self, text: str, conversation_id: str, client: Client, prompt_texts: list[str] | None = None) -> Turn:
+        """Start ``client``'s turn in ``conversation_id`` (which must exist); must be called on the event loop.
+        ``prompt_texts``: the request's texts, counted as the prompt when the provider reports no usage."""
+        turn = Turn(conversation_id, asyncio.get_running_loop(), client.key, client.notes_owner, prompt_texts or [text])
+        with self._allowed_lock:
+            self._running[turn.id] = turn
         self._pool.submit(self._run, turn, text)
         return turn
+
+    def running_in(self, conversation_id: str) -> bool:
+        """Whether a turn is running in ``conversation_id``."""
+        with self._allowed_lock:
+            return any(t.conversation_id == conversation_id for t in self._running.values())
+
+    def stop(self, turn_id: str, owner: str | None) -> bool:
+        """Stop ``owner``'s running turn ``turn_id``: the model stops writing, a running tool is
+        abandoned, an approval it waits for is refused. False when ``owner`` has no such turn running
+        (ended, or another client's: the same answer, so nobody learns which)."""
+        with self._allowed_lock:
+            turn = self._running.get(turn_id)
+        if turn is None or turn.owner != owner:
+            return False
+        turn.stop.set()
+        for approval_id in list(turn.approval_ids):
+            self.approvals.answer(approval_id, "no", owner)
+        return True
 
     def _run(self, turn: Turn, text: str) -> None:
         try:
             self.app.registry.refresh()  # tool files added or changed since the last turn are picked up
-            result = self._agent(turn).ask(text, turn.conversation_id, on_event=turn.on_agent_event)
+            with acting_for(turn.acting):
+                result = self._agent(turn).ask(text, turn.conversation_id, on_event=turn.on_agent_event)
         except BaseException as exc:  # noqa: BLE001 - reported to the client; only the unexpected is logged
+            if isinstance(exc, TurnStopped) or turn.stop.is_set():  # a provider may wrap what stopped it
+                self.app.store.add_message(turn.conversation_id, "assistant", turn.said)  # what was said is kept
+                turn.stopped()
+                return
             if not isinstance(exc, RiverseError):
                 log.error("turn in conversation %s failed", turn.conversation_id, exc_info=exc)
             turn.fail(exc)
             return
+        finally:
+            with self._allowed_lock:
+                self._running.pop(turn.id, None)
         turn.finish(result)
 
     def _agent(self, turn: Turn) -> Agent:
         provider = self.app.provider
         if capabilities_of(provider).concurrency == 1:
             provider = QueuedProvider(provider, self.gate, turn.on_wait)
+        provider = turn.counter = CountingProvider(provider)
+        provider = StoppableProvider(provider, turn.stop)
         agent = Agent.from_settings(self.app.settings, provider, self.app.registry, self.app.store, self._approver(turn))
+        agent.runner.stop = turn.stop
         with self._allowed_lock:
             agent.runner.gate.session_allowed = self._allowed.setdefault((turn.owner, turn.conversation_id), set())
         return agent
@@ -355,7 +347,8 @@ class TurnService:
             answer = self.approvals.wait_for(turn.conversation_id, turn.owner, request, announce)
             if not answer:
                 turn.emit("notice", text=f"nobody answered the approval request for tool '{request.name}' "
-                                         f"within {self.approvals.timeout:g} s; it was refused")
+                                         f"within {self.approvals.timeout:g} s; it was refused",
+                          code="approval_timeout", name=request.name, seconds=self.approvals.timeout)
             return answer or "no"
 
         return approve
@@ -391,6 +384,10 @@ class TurnService:
                                     "a new conversation, or choose another id", code="not_found")
             return existing["id"]
         cid = store.ensure_conversation(conversation_id, owner=client.key)
+        made = store.get_conversation(cid)
+        if made is None or not client.may_see(made):  # another client made this id first, a moment ago
+            raise ApiError(404, f"no conversation {conversation_id!r} of yours; leave the id out to start "
+                                "a new conversation, or choose another id", code="not_found")
         for message in earlier:
             store.add_message(cid, message["role"], message["content"])
         return cid

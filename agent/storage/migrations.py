@@ -1,4 +1,5 @@
-"""Append-only, named migrations of Riverse's SQLite database.
+"""Append-only, named migrations of Riverse's SQLite database (PostgreSQL has the same names in
+:mod:`agent.storage.pg_migrations`: a new migration is added to both).
 
 Add a new function at the end and never edit one that has shipped: each runs once per database,
 in order, and its name is recorded in ``_migrations``.
@@ -97,3 +98,54 @@ def m003_conversation_owner(db: sqlite3.Connection) -> None:
 def m004_tool_call_traceback(db: sqlite3.Connection) -> None:
     """The traceback of a tool call that raised (``riverse logs --verbose``); empty for every other call."""
     db.execute("ALTER TABLE tool_calls ADD COLUMN traceback TEXT NOT NULL DEFAULT ''")
+
+
+@migration
+def m005_users(db: sqlite3.Connection) -> None:
+    """The people who share one Riverse (``riverse users``): a token, kept as a hash, and an admin flag.
+    ``session_hash`` is the hash of the browser cookie the sign-in form gives for the same token."""
+    db.execute(
+        """
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            token_hash TEXT NOT NULL UNIQUE,
+            session_hash TEXT NOT NULL UNIQUE,
+            admin INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL
+        )
+        """
+    )
+
+
+@migration
+def m006_note_owner(db: sqlite3.Connection) -> None:
+    """Whose note it is (a user's key); NULL for the notes of the machine's own user."""
+    db.execute("ALTER TABLE notes ADD COLUMN owner TEXT")
+    db.execute("CREATE INDEX notes_owner ON notes(owner, id)")
+
+
+@migration
+def m007_approvals(db: sqlite3.Connection) -> None:
+    """Tool calls waiting for their owner's yes, no or always: in the store, so that any server process
+    lists and answers them (the waiting turn learns of the answer from the store)."""
+    db.executescript(
+        """
+        CREATE TABLE approvals (
+            id TEXT PRIMARY KEY,
+            conversation_id TEXT REFERENCES conversations(id) ON DELETE CASCADE,
+            owner TEXT,
+            request TEXT NOT NULL,
+            answer TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL
+        );
+        CREATE INDEX approvals_owner ON approvals(owner, expires_at);
+        """
+    )
+
+
+@migration
+def m008_tool_call_caller(db: sqlite3.Connection) -> None:
+    """Who asked for a tool call from outside (``mcp:<client>`` for an MCP client); empty for Riverse's own calls."""
+    db.execute("ALTER TABLE tool_calls ADD COLUMN caller TEXT NOT NULL DEFAULT ''")

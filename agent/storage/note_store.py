@@ -19,7 +19,7 @@ import time
 import unicodedata
 from dataclasses import dataclass
 
-from agent.storage.sqlite import SQLiteStore
+from agent.storage.sql import SQLStore
 
 MAX_TERMS = 32
 
@@ -93,33 +93,42 @@ def keywords(query: str) -> list[str]:
 
 
 class NoteStore:
-    """Add, list, search and delete notes through a :class:`~agent.storage.sqlite.SQLiteStore`'s connection."""
+    """Add, list, search and delete one owner's notes in a store (SQLite or PostgreSQL).
 
-    def __init__(self, store: SQLiteStore):
-        self.db = store.db
+    ``owner`` is a user's key on a server with users (each sees only their own notes); None for the
+    notes of the machine's own user."""
+
+    def __init__(self, store: SQLStore, owner: str | None = None):
+        self.store = store
+        self.owner = owner
+        self._mine = f"owner {store.IS_SAME} ?"
 
     def add(self, text: str) -> Note:
         now = time.time()
-        cur = self.db.execute("INSERT INTO notes (text, folded, created_at) VALUES (?, ?, ?)", (text, fold(text), now))
-        return Note(int(cur.lastrowid), text, now)
+        rows = self.store.query("INSERT INTO notes (text, folded, created_at, owner) VALUES (?, ?, ?, ?) RETURNING id",
+                                (text, fold(text), now, self.owner))
+        return Note(int(rows[0]["id"]), text, now)
 
     def get(self, note_id: int) -> Note | None:
-        row = self.db.execute("SELECT id, text, created_at FROM notes WHERE id = ?", (note_id,)).fetchone()
-        return Note(*row) if row else None
+        rows = self.store.query(f"SELECT id, text, created_at FROM notes WHERE id = ? AND {self._mine}",
+                                (note_id, self.owner))
+        return Note(rows[0]["id"], rows[0]["text"], rows[0]["created_at"]) if rows else None
 
     def delete(self, note_id: int) -> Note | None:
-        """Remove a note; return it (so its text can be shown and logged), or None when there is none."""
+        """Remove one of the owner's notes; return it (so its text can be shown and logged), or None
+        when the owner has none with this id."""
         note = self.get(note_id)
         if note is not None:
-            self.db.execute("DELETE FROM notes WHERE id = ?", (note_id,))
+            self.store.query(f"DELETE FROM notes WHERE id = ? AND {self._mine}", (note_id, self.owner))
         return note
 
     def count(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM notes").fetchone()[0])
+        return int(self.store.query(f"SELECT count(*) AS n FROM notes WHERE {self._mine}", (self.owner,))[0]["n"])
 
     def latest(self, limit: int) -> list[Note]:
-        rows = self.db.execute("SELECT id, text, created_at FROM notes ORDER BY id DESC LIMIT ?", (limit,))
-        return [Note(*row) for row in rows]
+        rows = self.store.query(f"SELECT id, text, created_at FROM notes WHERE {self._mine} ORDER BY id DESC LIMIT ?",
+                                (self.owner, limit))
+        return [Note(r["id"], r["text"], r["created_at"]) for r in rows]
 
     def search(self, query: str, limit: int) -> list[Note]:
         """Notes holding the query's keywords, best first; weak matches (fewer than half the best
@@ -127,12 +136,13 @@ class NoteStore:
         terms = keywords(query)
         if not terms:
             return []
-        hits = " + ".join("(instr(folded, ?) > 0)" for _ in terms)
-        rows = self.db.execute(
-            f"SELECT id, text, created_at, {hits} AS hits FROM notes WHERE hits > 0 ORDER BY hits DESC, id DESC",
-            terms,
-        ).fetchall()
+        hits = " + ".join(f"(CASE WHEN {self.store.INSTR}(folded, ?) > 0 THEN 1 ELSE 0 END)" for _ in terms)
+        rows = self.store.query(
+            f"SELECT id, text, created_at, hits FROM (SELECT id, text, created_at, {hits} AS hits FROM notes "
+            f"WHERE {self._mine}) AS found WHERE hits > 0 ORDER BY hits DESC, id DESC",
+            (*terms, self.owner),
+        )
         if not rows:
             return []
-        needed = max(1, math.ceil(rows[0][3] / 2))
-        return [Note(row[0], row[1], row[2]) for row in rows if row[3] >= needed][:limit]
+        needed = max(1, math.ceil(rows[0]["hits"] / 2))
+        return [Note(r["id"], r["text"], r["created_at"]) for r in rows if r["hits"] >= needed][:limit]

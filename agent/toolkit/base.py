@@ -33,6 +33,26 @@ def answering_in(language: str | None) -> Iterator[None]:
         _MESSAGE_LANGUAGE.reset(token)
 
 
+# Whose message is being answered on a server with users (a user's key); None: the machine's own user.
+_ACTING_OWNER: contextvars.ContextVar[str | None] = contextvars.ContextVar("riverse_acting_owner", default=None)
+
+
+@contextmanager
+def acting_for(owner: str | None) -> Iterator[None]:
+    """Tools called inside this block (here, in threads started from a copy of its context, and in
+    worker processes) keep their data as ``owner``'s: the notes tool reads and writes that user's notes."""
+    token = _ACTING_OWNER.set(owner)
+    try:
+        yield
+    finally:
+        _ACTING_OWNER.reset(token)
+
+
+def acting_owner() -> str | None:
+    """The owner set by :func:`acting_for` (None outside it, or for the machine's own user)."""
+    return _ACTING_OWNER.get()
+
+
 def _as_text(value: Any) -> str:
     """A parameter's value as ``risk_by_value`` names it: a string as it is, anything else as JSON."""
     if isinstance(value, str):

@@ -73,6 +73,7 @@ class ToolRegistry:
         workers: int = 4,
         tool_env: Iterable[str] = (),
         secret_env: Iterable[str] = (),
+        sources: Iterable[Any] = (),
     ):
         self.config: dict = dict(config or {})
         self.isolation = isolation
@@ -97,6 +98,9 @@ class ToolRegistry:
         self._lock = threading.RLock()
         self._files: dict[Path, FileState] = {}
         self._package_state: FileState | None = None
+        # More sources of tools (MCP servers): objects with states() -> [FileState] and close()
+        self._extra = list(sources)
+        self._extra_states: list[FileState] = []
         self._tools: dict[str, ToolEntry] = {}
         self._all: list[ToolEntry] = []
         self._resolution: list[LoadProblem] = []
@@ -104,11 +108,20 @@ class ToolRegistry:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "ToolRegistry":
-        """The registry that the CLI and the server use: built-ins, packages, settings folders, user folder."""
+        """The registry that the CLI and the server use: built-ins, packages, settings folders, user
+        folder, and the MCP servers that settings name (``mcp.servers``)."""
+        config = settings.config_for_tools()
+        sources = []
+        servers = settings.mcp_servers()
+        if servers:
+            from agent.mcp.source import McpSource  # the MCP SDK loads only when a server is configured
+
+            sources.append(McpSource(servers, config, settings.home))
         return cls(
-            settings.config_for_tools(),
+            config,
             folders=settings.tool_folders,
             user_folder=settings.user_tools_dir,
+            sources=sources,
             **isolation_options(settings),
         )
 
@@ -116,6 +129,8 @@ class ToolRegistry:
         """End this registry's worker processes (they also end with it, and when the agent exits)."""
         if self._host is not None:
             self._host.close()
+        for source in self._extra:
+            source.close()
 
     # ----------------------------------------------------------------- queries
     def __contains__(self, name: object) -> bool:
@@ -192,7 +207,7 @@ class ToolRegistry:
         states = [self._files[p] for p in sorted(self._files, key=str)]
         if self._package_state:
             states.insert(0, self._package_state)
-        return states
+        return states + self._extra_states
 
     # ---------------------------------------------------------------- loading
     def refresh(self) -> RefreshReport:
@@ -241,6 +256,11 @@ class ToolRegistry:
             if self._packages and self._package_state is None:
                 self._package_state = self._loader.load_packages()
                 report.problems.extend(p for p in self._package_state.problems if p.level == "error")
+            if self._extra:
+                before_states = {id(state) for state in self._extra_states}
+                self._extra_states = [state for source in self._extra for state in source.states()]
+                report.problems.extend(p for state in self._extra_states if id(state) not in before_states
+                                       for p in state.problems if p.level == "error")
             self._resolve()
             after = {name: id(entry.tool) for name, entry in self._tools.items()}
             report.added = sorted(set(after) - set(before))
@@ -362,7 +382,11 @@ def duplicate_text(first: ToolEntry, language: str) -> str:
 
 def _names_tool(problems: list[LoadProblem], name: str) -> bool:
     """Whether a file whose loading failed with ``problems`` is likely where tool ``name`` lives: the
-    file is named after it, a problem names it, or the file's text has it as a quoted string."""
+    file is named after it, a problem names it, or the file's text has it as a quoted string; or, for an
+    MCP server that could not be listed (``mcp:NAME``), the tool's name starts with the server's."""
+    server = problems[0].path.partition("mcp:")[2] if problems[0].path.startswith("mcp:") else ""
+    if server:
+        return name.lower().startswith(f"{server.lower()}_")
     path = Path(problems[0].path)
     if path.stem.lower() == name.lower() or any(f"'{name}'" in p.message for p in problems):
         return True

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agent.toolkit.base import BaseTool, ToolManifest, ToolResult, message_language
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult, acting_owner, message_language
 from agent.toolkit.discovery import FileState, LoadProblem, ToolEntry, expanded_config, scope_config, signature
 from agent.toolkit.results import TRACEBACK_CHARS, capped
 from agent.toolkit.validate import manifest_problems
@@ -145,7 +145,7 @@ class RemoteTool(BaseTool):
         """Run ``execute(params)`` in a worker: ``{"status", "success", "data", "error"}``; never raises."""
         name = self._manifest.name
         limit = max_chars if max_chars is not None else DIRECT_CALL_CHARS
-        message = {"op": "execute", "params": params, "max_chars": limit, "language": language}
+        message = {"op": "execute", "params": params, "max_chars": limit, "language": language, "owner": acting_owner()}
         try:
             reply = self.host.call(self.unit, self.key, message, timeout, 12 * limit + CALL_REPLY_SLACK)
         except WorkerFailure as failure:

@@ -29,7 +29,8 @@ from agent.toolkit.schema import ParameterError, coerce_params
 class ToolOutcome:
     """What one tool call came to. ``status``: ``ok`` (the tool succeeded), ``failed`` (it returned
     success=False), ``error`` (it raised or returned garbage), ``timeout``, ``unknown`` (no such tool),
-    ``invalid`` (bad parameters) or ``refused`` (the user, or the policy, said no)."""
+    ``invalid`` (bad parameters), ``refused`` (the user, or the policy, said no) or ``stopped`` (the
+    user stopped the turn while it ran; it was abandoned)."""
 
     name: str
     params: dict[str, Any]
@@ -41,6 +42,7 @@ class ToolOutcome:
     call_id: str = ""
     approval: str = ""  # "", "policy", "approved", "approved-session", "refused"
     traceback: str = ""  # the tool's traceback when it raised (for the log and --verbose; the model never sees it)
+    caller: str = ""  # who asked for the call when it was not this Riverse's own agent: "mcp:<client>"
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -128,6 +130,8 @@ class ToolRunner:
         self.max_output_chars = max_output_chars
         self.tool_settings = tool_settings or {}
         self.gate = gate or ApprovalGate()
+        #: set it to abandon the calls still running (the user stopped the turn); they come back ``stopped``
+        self.stop: threading.Event | None = None
 
     @classmethod
     def from_settings(cls, registry: ToolRegistry, settings: Settings, approver: Approver | None = None) -> "ToolRunner":
@@ -192,9 +196,11 @@ class ToolRunner:
 
         def target() -> None:
             try:
-                if isinstance(tool, RemoteTool):
-                    box["settled"] = tool.run(dict(params), timeout=timeout, max_chars=self.max_output_chars,
-                                              language=language)
+                # A tool that settles its own outcome: one in a worker process, or one of an MCP server.
+                settles = tool.run if isinstance(tool, RemoteTool) else getattr(tool, "run_settled", None)
+                if callable(settles):
+                    box["settled"] = settles(dict(params), timeout=timeout, max_chars=self.max_output_chars,
+                                             language=language)
                 else:
                     box["result"] = tool.execute(dict(params))
             except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are contained too
@@ -209,12 +215,17 @@ class ToolRunner:
         return entry, params, call_id, how, box, done, started, timeout
 
     def _finish(self, entry, params, call_id, how, box, done, started, timeout) -> ToolOutcome:
-        remote = isinstance(entry.tool, RemoteTool)
-        # A worker enforces the time limit itself; waiting longer only covers starting and loading one.
-        limit = entry.tool.worst_case(timeout) if remote else timeout
-        finished = done.wait(max(0.0, limit - (time.perf_counter() - started)))
+        # A worker (or an MCP server's link) enforces the time limit itself; waiting longer only covers
+        # starting and loading one.
+        worst_case = getattr(entry.tool, "worst_case", None)
+        limit = worst_case(timeout) if callable(worst_case) else timeout
+        finished = self._wait(done, started + limit)
         elapsed = int((time.perf_counter() - started) * 1000)
         out = ToolOutcome(entry.name, params, False, duration_ms=elapsed, call_id=call_id, approval=how)
+        if not finished and self.stop is not None and self.stop.is_set():
+            out.status = "stopped"
+            out.error = f"tool '{entry.name}' was stopped by the user before it finished and was abandoned"
+            return out
         if not finished:
             out.status = "timeout"
             out.error = f"tool '{entry.name}' did not finish within {timeout:g} s and was abandoned"
@@ -225,3 +236,14 @@ class ToolRunner:
         out.data, out.error = settled["data"], settled["error"]
         out.traceback = settled.get("traceback") or ""
         return out
+
+    def _wait(self, done: threading.Event, until: float) -> bool:
+        """Wait for a call to finish until ``until`` (a ``perf_counter`` time) or until :attr:`stop` is set."""
+        while True:
+            left = until - time.perf_counter()
+            if self.stop is None:
+                return done.wait(max(0.0, left))
+            if done.wait(max(0.0, min(left, 0.05))):
+                return True
+            if left <= 0.05 or self.stop.is_set():
+                return done.is_set()

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.toolkit.base import answering_in
+from agent.toolkit.base import acting_for, answering_in
 from agent.toolkit.discovery import ToolLoader
 from agent.toolkit.results import describe_exception, settle
 
@@ -99,7 +99,7 @@ class WorkerTools:
         entry = self.units.get(request.get("unit"), {}).get(request.get("key"))
         if entry is None:
             return {"fault": f"tool {request.get('key')!r} is not loaded in this worker"}
-        with answering_in(request.get("language")):
+        with answering_in(request.get("language")), acting_for(request.get("owner")):
             if op == "execute":
                 return {"outcome": self.execute(entry, request)}
             if op == "same_value":

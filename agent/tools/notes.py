@@ -12,14 +12,16 @@ Settings (``tools.notes``): ``max_chars`` of a note (default 2000), ``list_limit
 
 from __future__ import annotations
 
-from contextlib import closing
+import threading
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agent.storage import open_store
 from agent.storage.note_store import Note, NoteStore
-from agent.storage.sqlite import SQLiteStore
-from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
+from agent.toolkit.base import BaseTool, ToolManifest, ToolResult, acting_owner
 from agent.toolkit.texts import failure, manifest_from, pick
 from agent.toolkit.tool_settings import positive_int
 
@@ -150,6 +152,26 @@ def _line(note: Note) -> str:
     return f"#{note.id} ({datetime.fromtimestamp(note.created_at):%Y-%m-%d}): {note.text}"
 
 
+_SHARED: dict[str, Any] = {}  # PostgreSQL stores kept open in this process, by address
+_SHARED_LOCK = threading.Lock()
+
+
+@contextmanager
+def _opened(location: str | Path) -> Iterator[Any]:
+    """The store at ``location``: a SQLite file is opened for the call and closed after it; a PostgreSQL
+    database stays open in this process (one connection), so a call does not connect and check the schema."""
+    where = str(location)
+    if not where.startswith(("postgresql://", "postgres://")):
+        with closing(open_store(location)) as store:
+            yield store
+        return
+    with _SHARED_LOCK:
+        store = _SHARED.get(where)
+        if store is None:
+            store = _SHARED[where] = open_store(where, pool_size=1)
+    yield store
+
+
 class NotesTool(BaseTool):
     """The user's notes in the Riverse database."""
 
@@ -179,8 +201,9 @@ class NotesTool(BaseTool):
             return failure(_TEXT["too_long"], lang, length=len(text), limit=max_chars)
         if action == "delete" and not isinstance(params.get("id"), int):
             return failure(_TEXT["no_id"], lang)
-        with closing(SQLiteStore(Path(home) / DB_NAME)) as store:
-            notes = NoteStore(store)
+        # The notes of the user whose message is being answered (on a server with users), else the machine's user's.
+        with _opened(section.get("storage_url") or Path(home) / DB_NAME) as store:
+            notes = NoteStore(store, acting_owner())  # type: ignore[arg-type]
             if action == "add":
                 note = notes.add(text)
                 return ToolResult(success=True, data=pick(_TEXT["added"], lang, id=note.id, text=note.text))

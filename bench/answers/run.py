@@ -19,6 +19,7 @@ when no tool ran).
 
     .venv/bin/python -m bench.answers.run --write            # all cases, into bench/RESULTS.md
     .venv/bin/python -m bench.answers.run --split tune       # what the answer step was tuned on
+    .venv/bin/python -m bench.answers.run --split holdout --split blind --no-refusals --write
 """
 
 from __future__ import annotations
@@ -322,7 +323,8 @@ def report(results: dict[str, list[Answer]], splits: list[str], command: str, pe
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=["tune", "holdout", "blind", "all"], default="all")
+    parser.add_argument("--split", choices=["tune", "holdout", "blind"], action="append",
+                        help="only these splits (default: all)")
     parser.add_argument("--kind", choices=KINDS, action="append", help="only these kinds of case")
     parser.add_argument("--lang", choices=["en", "zh", "ja"], action="append", help="only these languages")
     parser.add_argument("--penalty", type=float, default=None, help="the riverse method's repetition penalty")
@@ -334,7 +336,7 @@ def main() -> None:
     args = parser.parse_args()
 
     cases = [c for c in load_cases()
-             if (args.split == "all" or c["split"] == args.split) and (not args.kind or c["kind"] in args.kind)
+             if (not args.split or c["split"] in args.split) and (not args.kind or c["kind"] in args.kind)
              and (not args.lang or c["lang"] in args.lang)]
     settings = load_settings()
     provider = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=settings.llm.n_ctx,
@@ -361,7 +363,7 @@ def main() -> None:
                   "answer": a.text, "seconds": a.seconds, "model_calls": a.model_calls, "replaced": a.replaced,
                   "tool_chosen": a.tool_chosen, "notices": a.notices, **a.scores} for a in answers] for m, answers in results.items()},
             ensure_ascii=False, indent=1), encoding="utf-8")
-    splits = ["all"] if args.split != "all" else ["tune", "holdout", "blind", "all"]
+    splits = [*(args.split or ["tune", "holdout", "blind"]), "all"]
     extra = [] if args.no_refusals else [refusals(bench)]
     argv = " ".join(sys.argv[1:])
     text = report(results, splits, f".venv/bin/python -m bench.answers.run {argv}".strip(), penalty, provider.load_seconds,

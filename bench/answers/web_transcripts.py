@@ -59,7 +59,7 @@ def page_text(page) -> str:
         for card in message.locator(".tool").all():
             head = " · ".join(part.strip() for part in card.locator(".tool-name, .pill, .duration").all_inner_texts() if part.strip())
             lines.append(f"  [tool card] {head}")
-            for part in card.locator(".params, .preview, .error").all_inner_texts():
+            for part in card.locator(".params, .preview, .reason").all_inner_texts():
                 lines.extend(f"    {line}" for line in part.strip().splitlines() if line.strip())
         for note in message.locator(".notice, .note").all_inner_texts():
             if note.strip():

@@ -41,7 +41,7 @@ class FakeOpenAIServer:
                     self._json(reply["status"], {"error": {"message": reply.get("error", "error"), "type": "invalid_request_error"}})
                     return
                 if body.get("stream"):
-                    self._stream(reply)
+                    self._stream(reply, body)
                 else:
                     self._json(200, server.completion(reply))
 
@@ -53,11 +53,16 @@ class FakeOpenAIServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, reply: dict) -> None:
+            def _stream(self, reply: dict, body: dict) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                for chunk in server.chunks(reply):
+                chunks = server.chunks(reply)
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    chunks.append({"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0,
+                                   "model": "test-model", "choices": [],
+                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+                for chunk in chunks:
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
                 self.wfile.write(b"data: [DONE]\n\n")
