@@ -136,7 +136,8 @@ class Router:
                     value = max(values, key=lambda v: value_scores[f'{opening(quote)}{v}"'])
                     cursor.extend(f'{opening(quote)}{value}"')
                 else:
-                    value = self._value(cursor, manifest, key, source)
+                    # a required value may come from the conversation; an optional one only from the message
+                    value = self._value(cursor, manifest, key, source if key in manifest.required else text)
                 if value:
                     params[key] = value
                 elif key in manifest.required:  # nothing in the message for it: the tool cannot be called
