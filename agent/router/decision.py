@@ -120,6 +120,9 @@ class Router:
                 )
                 for label, name in labels.items()
             }
+            for name in _followed(context, text):  # "伦敦呢", "now 90", "and Durban?": the same tool again
+                if name in scores:
+                    scores[name] += options.follow_weight
             chosen = max(scores, key=lambda name: scores[name])
             model = {name: logprobs[label] for label, name in labels.items()}
             no_tool = Decision(None, scores=scores, logprobs=model, nearest=nearest)
@@ -200,3 +203,14 @@ class Router:
             return Decision(None, error=f"the parameters of {name} are not a JSON object: {str(arguments)[:80]!r}")
         params = {k: v for k, v in arguments.items() if k in manifest.parameters and v not in (None, "")}
         return Decision(name, params)
+
+
+#: a message this short (in characters) after a tool turn reads as a follow-up of that turn
+FOLLOW_UP_CHARS = 24
+
+
+def _followed(context: Context, text: str) -> set[str]:
+    """The tools of the previous exchange, when ``text`` is short enough to be its follow-up."""
+    if not context or len(text.strip()) > FOLLOW_UP_CHARS:
+        return set()
+    return {call.tool for call in context.exchanges[-1].calls if call.ok}

@@ -46,7 +46,7 @@ from agent.router.context import Call, Context, Exchange
 from agent.router.requests import decide_next_step, decide_requests, may_chain
 from agent.toolkit.base import ToolManifest
 from bench.results import write_section
-from bench.routing.run import manifests_for, scored_tools
+from bench.routing.run import levers, manifests_for, scored_tools
 
 SETS = Path(__file__).resolve().parent / "sets"
 KINDS = ("conversations", "multi", "toolsets")
@@ -258,18 +258,22 @@ def main() -> None:
     parser.add_argument("--set", choices=KINDS, action="append", help="only these case sets")
     parser.add_argument("--split", choices=["tune", "holdout", "blind", "all"], default="all")
     parser.add_argument("--lang", choices=["en", "zh", "ja"], action="append")
+    parser.add_argument("--kind", action="append", help="only cases of these kinds (follow_up, chain, ...)")
+    parser.add_argument("--lever", metavar="NAME=VALUE", action="append", default=[],
+                        help="change a router lever for this run (see RouterOptions)")
     parser.add_argument("--only", choices=["riverse", "message alone"], help="one method (while tuning)")
     parser.add_argument("--dump", metavar="FILE")
     parser.add_argument("--write", action="store_true", help="replace the section of bench/RESULTS.md")
     args = parser.parse_args()
     cases = [c for kind in (args.set or KINDS) for c in load(kind)
-             if (args.split == "all" or c["split"] == args.split) and (not args.lang or c["lang"] in args.lang)]
+             if (args.split == "all" or c["split"] == args.split) and (not args.lang or c["lang"] in args.lang)
+             and (not args.kind or c.get("kind") in args.kind)]
     settings = load_settings()
     provider = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=settings.llm.n_ctx,
                              n_threads=settings.llm.n_threads, temperature=0.0, language="en")
     provider.load()
     methods = [args.only] if args.only else ["riverse", "message alone"]
-    results = run(Bench(provider, Router()), cases, methods)
+    results = run(Bench(provider, Router(levers(args.lever))), cases, methods)
     if args.dump:
         Path(args.dump).write_text(json.dumps({m: [{"id": o.case["id"], "calls": o.calls, "right": o.right,
                                                     "expected": expected_calls(o.case), "seconds": o.seconds}
