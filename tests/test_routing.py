@@ -517,3 +517,23 @@ def test_the_shipped_vectors_cover_every_text_of_the_built_in_tools():
         texts = DecisionPrompt(manifests, language, RouterOptions()).examples.texts
         missing = [text for text in texts if SentenceVectorContext.key(text) not in shipped]
         assert missing == [], f"run .venv/bin/python -m bench.routing.shipped_vectors: {len(missing)} texts have no shipped vector"
+
+
+def test_a_short_message_after_a_tool_turn_reads_the_turn_and_leans_to_its_tool():
+    from agent.router.context import Call, Context, Exchange
+
+    context = Context([Exchange("What time is it in New York?", [Call("notes", {"action": "list"}, "3 notes", True)])])
+    scores = {"weather": -1.0, "notes": -2.5, "none": -3.0}
+    options = RouterOptions(none_bias=0.0, follow_weight=3.0)
+    provider = ScoringProvider(scores, ["list", "", ""])
+    decided = Router(options).decide(provider, [WEATHER, NOTES], "and London?", "en", context)
+    assert decided.tool == "notes" and decided.scores["notes"] == pytest.approx(0.5)
+    messages, keep = provider.opened[0]
+    # the previous exchange sits between the fixed prefix and the message, as the router's own turns
+    assert messages[keep]["content"] == "What time is it in New York?"
+    assert json.loads(messages[keep + 1]["content"])["tool"] == "notes"
+    # a long message is decided on its own merits, context or not
+    long_message = "what is the weather going to be like this evening in London?"
+    assert Router(options).decide(ScoringProvider(scores, ["London"]), [WEATHER, NOTES], long_message, "en", context).tool == "weather"
+    # without a previous tool turn nothing leans
+    assert Router(options).decide(ScoringProvider(scores, ["London"]), [WEATHER, NOTES], "and London?", "en").tool == "weather"
