@@ -46,6 +46,7 @@ def test_stop_mid_answer_keeps_what_was_said(browser_page, riverse_home, how):
         open_page(page, base)
         ask(page, "tell me a long story")
         page.wait_for_function("document.querySelector('.msg.assistant .bubble').textContent.length > 40")
+        shown = page.evaluate("document.querySelector('.msg.assistant .bubble').textContent")  # before the stop
         assert page.locator("#stop").is_visible() and not page.locator("#send").is_visible()
         if how == "button":
             page.click("#stop")
@@ -59,6 +60,7 @@ def test_stop_mid_answer_keeps_what_was_said(browser_page, riverse_home, how):
     assert provider.cut.is_set() and provider.written < len(LONG) // provider.piece
     [(_, question), (role, answer)] = stored(app)
     assert (question, role) == ("tell me a long story", "assistant")
+    assert " ".join(answer.split()).startswith(" ".join(shown.split())), (shown, answer)  # all that was shown is kept
     assert 40 < len(answer) < len(LONG) and LONG.startswith(answer)
     assert said.split() == answer.split()
 
