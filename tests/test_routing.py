@@ -524,10 +524,14 @@ def test_a_short_message_after_a_tool_turn_reads_the_turn_and_leans_to_its_tool(
 
     context = Context([Exchange("What time is it in New York?", [Call("notes", {"action": "list"}, "3 notes", True)])])
     scores = {"weather": -1.0, "notes": -2.5, "none": -3.0}
-    options = RouterOptions(none_bias=0.0, follow_weight=3.0)
+    options = RouterOptions(none_bias=0.0, follow_weight=3.0, marked_follow_weight=0.0)
     provider = ScoringProvider(scores, ["list", "", ""])
     decided = Router(options).decide(provider, [WEATHER, NOTES], "and London?", "en", context)
     assert decided.tool == "notes" and decided.scores["notes"] == pytest.approx(0.5)
+    # "and London?" is marked as a follow-up: with marked_follow_weight, more again
+    marked = Router(RouterOptions(none_bias=0.0, follow_weight=3.0, marked_follow_weight=2.0))
+    assert marked.decide(ScoringProvider(scores, ["list", "", ""]), [WEATHER, NOTES], "and London?", "en",
+                         context).scores["notes"] == pytest.approx(2.5)
     messages, keep = provider.opened[0]
     # the previous exchange sits between the fixed prefix and the message, as the router's own turns
     assert messages[keep]["content"] == "What time is it in New York?"

@@ -19,6 +19,7 @@ from agent.providers.base import (
 from agent.router.context import Context
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter
+from agent.router.references import is_follow_up, marked_follow_up
 from agent.router.prompt import LINK, Decision, DecisionPrompt, enum_values, value_schema
 from agent.router.values import clean_value, foreign, opening, respelled, rewrite, unstated, value_filters
 from agent.toolkit.base import ToolManifest
@@ -120,9 +121,10 @@ class Router:
                 )
                 for label, name in labels.items()
             }
+            marked = options.marked_follow_weight if marked_follow_up(text) else 0.0
             for name in _followed(context, text):  # "伦敦呢", "now 90", "and Durban?": the same tool again
                 if name in scores:
-                    scores[name] += options.follow_weight
+                    scores[name] += options.follow_weight + marked
             chosen = max(scores, key=lambda name: scores[name])
             model = {name: logprobs[label] for label, name in labels.items()}
             no_tool = Decision(None, scores=scores, logprobs=model, nearest=nearest)
@@ -205,12 +207,8 @@ class Router:
         return Decision(name, params)
 
 
-#: a message this short (in characters) after a tool turn reads as a follow-up of that turn
-FOLLOW_UP_CHARS = 24
-
-
 def _followed(context: Context, text: str) -> set[str]:
     """The tools of the previous exchange, when ``text`` is short enough to be its follow-up."""
-    if not context or len(text.strip()) > FOLLOW_UP_CHARS:
+    if not context or not is_follow_up(text):
         return set()
     return {call.tool for call in context.exchanges[-1].calls if call.ok}

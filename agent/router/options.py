@@ -19,6 +19,7 @@ class RouterOptions:
     max_value_tokens: int = 40  # per parameter value
     link_weight: float = 6.0  # added to tools with a required "format": "uri" parameter when the message has a link
     follow_weight: float = 3.0  # added to the previous turn's tools for a short message after it (a follow-up)
+    marked_follow_weight: float = 3.0  # added again when it reads "and X?", "X呢", "Xは？" (agent.router.references)
     chain_margin: float = 3.0  # another tool within this of the chosen one's score: a second step may follow its result
     write_examples: bool = True  # tools without examples: the model writes some when the tool prompt is prepared
     model_quotes: bool = True  # opening quotes written with what follows (``"(``, ``"/`` are single tokens)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent.router.context import Call, Context, Exchange
 from agent.router.prompt import Decision
+from agent.router.references import carried, is_follow_up, written_out
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider
@@ -65,8 +66,13 @@ def decide_requests(
     router: "Router", provider: "Provider", manifests: list["ToolManifest"], text: str, language: str, context: Context
 ) -> list[Decision]:
     """The decisions for every request of ``text`` (see the module docstring): one decision, or
-    one per part when the parts make two or more different calls."""
+    one per part when the parts make two or more different calls. An arithmetic follow-up is decided
+    written out (see :mod:`agent.router.references`)."""
+    text = written_out(text, context)
     whole = router.decide(provider, manifests, text, language, context)
+    if whole.tool is not None and context:
+        keys = next((list(m.parameters) for m in manifests if m.name == whole.tool), list(whole.params))
+        whole.params = carried(whole.tool, whole.params, keys, text, context, is_follow_up(text))
     parts = split_requests(text)
     if len(parts) < 2 or whole.error:
         return [whole]

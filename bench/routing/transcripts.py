@@ -1,5 +1,5 @@
 """Records ``riverse chat`` transcripts of conversations for ``docs/transcripts/``: a follow-up, a message
-with two requests, and a request that needs an earlier result, in English, Chinese and Japanese, on
+with two requests, a request that needs an earlier result, and arithmetic on an earlier result, in English, Chinese and Japanese, on
 the embedded model. The weather tool points at a local stand-in for wttr.in that answers each city
 with its own figures (so that a follow-up's new result differs from the last).
 
@@ -21,11 +21,12 @@ from bench.answers.transcripts import OUT, _head, record
 
 SESSIONS = {
     "en": ("you> ", ["What's the weather in Lyon?", "And in Porto?", "What time is it there?",
-                     "What's the weather in Oslo and in Bergen?", "How warm is it in Lima in Fahrenheit?"]),
+                     "What's the weather in Oslo and in Bergen?", "How warm is it in Lima in Fahrenheit?",
+                     "What is 1200/16?", "divide that by 4"]),
     "zh": ("你> ", ["里昂天气怎么样？", "那波尔图呢？", "那里现在几点？", "奥斯陆和卑尔根的天气怎么样？",
-                    "利马现在多少华氏度？"]),
+                    "利马现在多少华氏度？", "1200 除以 16 是多少？", "再除以4呢"]),
     "ja": ("あなた> ", ["リヨンの天気は？", "ポルトは？", "そこは今何時？", "オスロとベルゲンの天気を教えて",
-                      "リマは華氏で何度？"]),
+                      "リマは華氏で何度？", "1200÷16 は？", "それを4で割って"]),
 }
 
 
@@ -92,8 +93,9 @@ def main() -> None:
             head = (f"Riverse · a conversation in `riverse chat` ({language}, commit {_head()})\n\n"
                     "A real run of `riverse chat` with the embedded model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M) in a\n"
                     "pseudo-terminal (bench/routing/transcripts.py): a follow-up, a follow-up to another tool, two\n"
-                    "requests in one message, and a request that needs an earlier result. The weather tool points at\n"
-                    "a local stand-in for wttr.in (each city its own figures).\n\n"
+                    "requests in one message, a request that needs an earlier result, and arithmetic on a result. The\n"
+                    "weather tool points at"
+                    " a local stand-in for wttr.in (each city its own figures).\n\n"
                     "---- riverse chat " + "-" * 82 + "\n")
             path.write_text(head + text.replace(url, "http://127.0.0.1:PORT").strip() + "\n", encoding="utf-8")
             print(f"wrote {path}", flush=True)

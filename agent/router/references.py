@@ -1,0 +1,197 @@
+"""Follow-ups that name no value of their own: "make that 3 times bigger", "divide that by 4", "除以5呢",
+"それを2倍にして" work on the number the previous exchange gave, and "and Spain?", "墨尔本呢", "奈良は？"
+ask the previous question again about something else.
+
+An arithmetic follow-up is written out before it is decided: "divide that by 4" after ``1200/16 = 75``
+is decided as ``75/4``, which any tool that evaluates expressions takes as it is, and which no other
+tool of a set is chosen for. The number is the last one the previous exchange's last successful call
+returned. A message that states a second number, or anything besides the operation, is left alone.
+
+A marked follow-up ("and X?", "what about X?", "X呢？", "Xは？") is only recognised here; the router
+gives the previous exchange's tools more weight for it than for any short message (see
+``RouterOptions.marked_follow_weight``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.router.context import Context
+
+_NUMBER = r"(\d+(?:[.,]\d+)?)"
+_THAT = r"(?:that|it|this|the result|the answer|the number)"
+_FILL_EN = r"(?:please|pls|now|then|again|instead|too|ok|okay|can you|could you|and|so)"
+
+# (pattern, operator): each pattern is the whole message (with fillers around it) and holds the
+# operand as its one group; the operator ``{n}`` is replaced by that operand.
+_EN = [
+    (rf"(?:make|multiply) (?:{_THAT} )?{_NUMBER} ?(?:times|x) (?:bigger|larger|more|as (?:big|much|large))", "*{n}"),
+    (rf"(?:multiply|multiplied) (?:{_THAT} )?by {_NUMBER}", "*{n}"),
+    (rf"(?:{_THAT} )?(?:times|x|\*|×) ?{_NUMBER}", "*{n}"),
+    (rf"(?:divide|divided|split) (?:{_THAT} )?(?:by|into) {_NUMBER}(?: ways| parts)?", "/{n}"),
+    (rf"(?:{_THAT} )?(?:/|÷|over) ?{_NUMBER}", "/{n}"),
+    (rf"add {_NUMBER}(?: to {_THAT})?|(?:{_THAT} )?(?:plus|\+) ?{_NUMBER}", "+{n}"),
+    (rf"(?:subtract|take away|take off) {_NUMBER}(?: from {_THAT})?|(?:{_THAT} )?(?:minus|-) ?{_NUMBER}", "-{n}"),
+    (rf"{_NUMBER} ?(?:%|percent) of {_THAT}", "*{n}/100"),
+]
+_EN_WORDS = [
+    (rf"double (?:{_THAT})?|(?:{_THAT} )?doubled|twice (?:{_THAT})", "*2"),
+    (rf"triple (?:{_THAT})?|(?:{_THAT} )?tripled", "*3"),
+    (rf"half (?:of )?(?:{_THAT})|halve (?:{_THAT})?|(?:{_THAT} )?halved", "/2"),
+    (rf"square (?:{_THAT})|(?:{_THAT} )?squared", "**2"),
+]
+_PRE_ZH = r"(?:那|那么|再|然后|把|将)?(?:它|这个|那个|结果|这个数|这个数字|那个数|得数)?(?:再)?"
+_POST_ZH = r"(?:呢|吧|呀|啊|一下|看看|是多少|等于多少|得多少)*"
+_ZH = [
+    (rf"{_PRE_ZH}(?:乘以|乘上|乘|×|\*){_NUMBER}", "*{n}"),
+    (rf"{_PRE_ZH}(?:变成|扩大|放大|翻)?{_NUMBER}倍", "*{n}"),
+    (rf"{_PRE_ZH}(?:除以|除|÷|/){_NUMBER}", "/{n}"),
+    (rf"{_PRE_ZH}(?:加上|加|\+){_NUMBER}", "+{n}"),
+    (rf"{_PRE_ZH}(?:减去|减掉|减|-){_NUMBER}", "-{n}"),
+    (rf"{_PRE_ZH}(?:翻倍|翻一番|乘二)", "*2"),
+    (rf"{_PRE_ZH}(?:的)?(?:一半|减半)", "/2"),
+    (rf"{_PRE_ZH}(?:的)?平方", "**2"),
+]
+_PRE_JA = r"(?:じゃあ|では|それじゃ)?(?:それ|これ|その数|その数字|その結果|結果|答え)?(?:を|に|は)?"
+_POST_JA = r"(?:にして|して|する|は|なら|だと|では|だったら|ください|下さい|くれる|くれ|みて|てみて|て|で|？|\?)*"
+_JA = [
+    (rf"{_PRE_JA}{_NUMBER}(?:を|で)?(?:掛け|かけ|掛けると|かけると)", "*{n}"),
+    (rf"{_PRE_JA}{_NUMBER}倍", "*{n}"),
+    (rf"{_PRE_JA}{_NUMBER}で(?:割|わ)(?:って|る|ると|った)", "/{n}"),
+    (rf"{_PRE_JA}{_NUMBER}(?:を)?(?:足|た)(?:して|す|すと)", "+{n}"),
+    (rf"{_PRE_JA}{_NUMBER}(?:を)?(?:引|ひ)(?:いて|く|くと)", "-{n}"),
+    (rf"{_PRE_JA}{_NUMBER}(?:を)?(?:プラス|ぷらす)", "+{n}"),
+    (rf"{_PRE_JA}{_NUMBER}(?:を)?(?:マイナス)", "-{n}"),
+    (rf"{_PRE_JA}(?:半分)", "/2"),
+    (rf"{_PRE_JA}(?:二乗|2乗)", "**2"),
+]
+
+_TRIM = re.compile(r"^[\s,.!?，。！？、]+|[\s,.!?，。！？、]+$")
+_WIDE = str.maketrans("０１２３４５６７８９．，＊／＋－", "0123456789.,*/+-")
+
+
+def _compiled(rules: list[tuple[str, str]], before: str = "", after: str = "") -> list[tuple[re.Pattern, str]]:
+    return [(re.compile(f"^{before}(?:{pattern}){after}$", re.IGNORECASE), op) for pattern, op in rules]
+
+
+_FILLED = rf"(?:{_FILL_EN} )*"
+_RULES = _compiled(_EN + _EN_WORDS, _FILLED, rf"(?: {_FILL_EN})*")
+_RULES_CJK = [*_compiled(_ZH, after=_POST_ZH), *_compiled(_JA, after=_POST_JA)]  # matched with spaces removed
+
+# "and Spain?", "what about Kyiv?", "how about in Lyon?", "那上海呢", "墨尔本呢", "奈良は？", "大阪も？"
+_MARKED = [
+    re.compile(r"^(?:and|what about|how about|and what about|and how about|same (?:question )?for|now|then)\s+(?:in |for |at )?(.+?)\??$", re.IGNORECASE),
+    re.compile(r"^(?:那|那么|还有)?(.+?)(?:的呢|呢)[?？]?$"),
+    re.compile(r"^(?:じゃあ|では|それじゃ|それでは)?、?(.+?)(?:は|も|では|だと|なら)(?:どう|どうですか|どうなの|は)?[?？]?$"),
+]
+# what a marked follow-up about a person asks is small talk ("and you?", "你呢", "あなたは？")
+_PEOPLE = re.compile(r"^(?:you|u|yourself|me|us|him|her|them|你|您|我|他|她|你们|我们|あなた|君|きみ|私|僕|俺|彼|彼女|自分)$", re.IGNORECASE)
+
+
+def previous_number(context: Context) -> str | None:
+    """The last number the previous exchange's last successful call returned."""
+    if not context:
+        return None
+    for call in reversed(context.exchanges[-1].calls):
+        if call.ok and call.result:
+            numbers = re.findall(r"-?\d[\d,]*(?:\.\d+)?", call.result.translate(_WIDE))
+            if numbers:
+                return numbers[-1].replace(",", "")
+    return None
+
+
+def written_out(text: str, context: Context) -> str:
+    """``text`` with the earlier result it works on written in, when it is an arithmetic follow-up
+    ("times 2 please" after ``26.2 mi = 42.1648 km``: ``42.1648*2``); else ``text`` as it is."""
+    message = _TRIM.sub("", text.translate(_WIDE)).strip()
+    if not message or len(message) > 48:
+        return text
+    squeezed = re.sub(r"\s+", "", message)
+    for pattern, operator, candidate in [*((p, o, message) for p, o in _RULES), *((p, o, squeezed) for p, o in _RULES_CJK)]:
+        match = pattern.match(candidate)
+        if match:
+            number = previous_number(context)
+            if number is None:
+                return text
+            operand = next((g for g in match.groups() if g), "").replace(",", "")
+            if number.startswith("-"):
+                number = f"({number})"
+            return number + operator.format(n=operand)
+    return text
+
+
+#: a message this short (in characters) after a tool turn reads as a follow-up of that turn
+FOLLOW_UP_CHARS = 24
+
+
+def is_follow_up(text: str) -> bool:
+    """Whether ``text``, after a tool turn, reads as its follow-up: short, or marked as one."""
+    return len(text.strip()) <= FOLLOW_UP_CHARS or marked_follow_up(text)
+
+
+def marked_follow_up(text: str) -> bool:
+    """Whether ``text`` is "and X?" / "X呢" / "Xは？" about something other than a person."""
+    message = text.strip()
+    if not message or len(message) > 40:
+        return False
+    for pattern in _MARKED:
+        match = pattern.match(message)
+        if match:
+            subject = _TRIM.sub("", match.group(1)).strip()
+            if not subject or _PEOPLE.match(subject):
+                return False
+            if pattern is _MARKED[0]:
+                return len(subject.split()) <= 4
+            return len(subject) <= 10 and not re.search(r"[的の]", subject)  # "东京的天气呢" asks a question of its own
+    return False
+
+
+# "there", "that city", "那边", "そこ": the place of the previous exchange
+_THERE = re.compile(r"\b(?:there|that (?:city|place|town))\b|那边|那里|那儿|当地|向こう|そこ|現地|あっち", re.IGNORECASE)
+
+
+def _stated(value: object, text: str) -> bool:
+    folded = re.sub(r"\s+", "", str(value)).casefold()
+    return bool(folded) and folded in re.sub(r"\s+", "", text.translate(_WIDE)).casefold()
+
+
+def carried(tool: str, params: dict, keys: list[str], text: str, context: Context, follow_up: bool) -> dict:
+    """``params`` of a decision for ``text`` completed from the previous exchange's last call:
+
+    - a follow-up to the same tool that states a value ("and 130?", "那90呢", "now look for FIXME") keeps
+      that call's values for what the message does not state, and a number takes the place of the one
+      of an expression (``sqrt(256)``, then "324だと？": ``sqrt(324)``); what the decision left out is
+      that call's;
+    - "there" / "那边" / "向こう" is the first value of that call, for the first of the tool's
+      parameters (``keys``) left empty.
+    """
+    if not context:
+        return params
+    previous = next((call for call in reversed(context.exchanges[-1].calls) if call.ok), None)
+    if previous is None:
+        return params
+    out = dict(params)
+    if previous.tool == tool and follow_up:
+        # when the message states a value, it is what changed; a value it does not state was written
+        # from nowhere (else the model's values stand: "in ounces?" is written "oz", "20%?" "0.2*240")
+        states = any(_stated(value, text) for value in out.values())
+        kept: list[object] = []  # the values kept so far, in the order of the tool's parameters
+        for key in sorted(out, key=lambda k: keys.index(k) if k in keys else len(keys)):
+            if key in previous.params and (states and not _stated(out[key], text) or out[key] in kept):
+                out[key] = previous.params[key]  # written from nowhere, or a word already put in its place
+            kept.append(out[key])
+        for key, before in previous.params.items():
+            now = out.get(key)
+            if now in (None, ""):
+                out[key] = before
+            elif re.fullmatch(r"\d+(?:\.\d+)?", str(now)) and isinstance(before, str):
+                numbers = re.findall(r"\d+(?:\.\d+)?", before)
+                if len(numbers) == 1 and numbers[0] != before:  # an expression around one number
+                    out[key] = before.replace(numbers[0], str(now))
+        return out
+    if _THERE.search(text) and previous.params:
+        place = next((v for v in previous.params.values() if isinstance(v, str) and v.strip()), None)
+        empty = [key for key in keys if out.get(key) in (None, "")]
+        if place is not None and empty:
+            out[empty[0]] = place
+    return out
