@@ -8,8 +8,8 @@ import pytest
 
 from agent.router.context import Call, Context, Exchange
 from agent.router.prompt import Decision
-from agent.router.references import carried, marked_follow_up, previous_number, written_out
-from agent.router.requests import decide_requests
+from agent.router.references import carried, marked_follow_up, previous_number, with_result, works_on_result, written_out
+from agent.router.requests import decide_next_step, decide_requests
 
 
 def after(result: str, ok: bool = True) -> Context:
@@ -133,3 +133,63 @@ def test_a_follow_up_that_states_no_value_keeps_the_values_the_model_wrote():
     assert params == {"value": "5", "from_unit": "kg", "to_unit": "oz"}
     assert carried("unit_convert", {"to_unit": "oz"}, ["value", "from_unit", "to_unit"], "in ounces?", context, True) == {
         "value": 5, "from_unit": "kg", "to_unit": "oz"}  # what it left out is the earlier call's
+
+
+@pytest.mark.parametrize(
+    "part,result,expected",
+    [
+        ("save the result as a note", "17*23 = 391", "save 391 as a note"),
+        ("convert it to miles", "3*12.5 = 37.5", "convert 37.5 to miles"),
+        ("并把结果存到笔记", "17*23 = 391", "并把391存到笔记"),
+        ("それを4倍して", "5 mi = 8.04672 km", "8.04672*4"),
+        ("その結果をメモして", "= 12", "12をメモして"),
+    ],
+)
+def test_a_later_request_gets_the_earlier_result_written_in(part, result, expected):
+    assert works_on_result(part)
+    assert with_result(part, after(result)) == expected
+
+
+@pytest.mark.parametrize("part", ["what time is it there?", "London", "札幌の天気を教えて", "算一下 17*23"])
+def test_requests_of_their_own_do_not_wait_for_a_result(part):
+    assert not works_on_result(part)
+
+
+def test_a_request_on_an_earlier_result_is_decided_after_it():
+    asked = []
+
+    class Router:
+        def decide(self, provider, manifests, text, language, context=None):
+            asked.append(text)
+            if "17*23" in text and "note" not in text:
+                return Decision("calculator", {"expression": "17*23"})
+            if text.startswith("save 391"):
+                return Decision("notes", {"action": "add", "text": "391"})
+            return Decision("notes", {"action": "add", "text": "result"}) if "note" in text else Decision(None)
+
+    text = "calculate 17*23 and save the result as a note"
+    first = decide_requests(Router(), None, [], text, "en", Context())
+    assert [(d.tool, d.params) for d in first] == [("calculator", {"expression": "17*23"})]
+    assert first[0].then == ["save the result as a note"]  # not decided before the result is there
+    context = Context([Exchange(text, [Call("calculator", {"expression": "17*23"}, "17*23 = 391")])])
+    step = decide_next_step(Router(), None, [], text, "en", context)
+    assert step is not None and (step.tool, step.params) == ("notes", {"action": "add", "text": "391"})
+
+
+@pytest.mark.parametrize("part", ["multiply that by 4", "然后乘以 4", "乘以 4", "4で割って", "then divide by 3"])
+def test_an_operation_alone_works_on_the_result_before_it(part):
+    assert works_on_result(part)
+
+
+def test_an_operation_after_a_conversion_is_the_second_step():
+    class Router:
+        def decide(self, provider, manifests, text, language, context=None):
+            if text == "8.04672*4":
+                return Decision("calculator", {"expression": text})
+            return Decision("unit_convert", {"value": "5", "from_unit": "mi", "to_unit": "km"})
+
+    text = "convert 5 miles to km and multiply that by 4"
+    context = Context([Exchange(text, [Call("unit_convert", {"value": "5", "from_unit": "mi", "to_unit": "km"},
+                                            "5 mi = 8.04672 km")])])
+    step = decide_next_step(Router(), None, [], text, "en", context)
+    assert step is not None and step.params == {"expression": "8.04672*4"}

@@ -30,6 +30,7 @@ class Decision:
     error: str = ""
     declined: str | None = None  # a tool that was chosen, but the message lacks a value it needs ...
     missing: str = ""  # ... namely this parameter
+    then: list[str] = field(default_factory=list)  # parts of the message that work on this turn's results
 
 
 class DecisionPrompt:

@@ -94,7 +94,7 @@ class RouterProtocol:
             elif decision.tool is not None:
                 calls = [ToolCallRequest(name=d.tool, arguments=d.params, id=f"call_router_{i}")
                          for i, d in enumerate(decisions) if d.tool is not None]
-                if len(decisions) == 1 and may_chain(decision, self.router.options.chain_margin):
+                if decision.then or len(decisions) == 1 and may_chain(decision, self.router.options.chain_margin):
                     self._may_chain.add(id(messages))
                 return Reply(calls=calls, raw=Completion(tool_calls=calls))
         if agent.grounded:

@@ -100,24 +100,31 @@ def previous_number(context: Context) -> str | None:
     return None
 
 
-def written_out(text: str, context: Context) -> str:
-    """``text`` with the earlier result it works on written in, when it is an arithmetic follow-up
-    ("times 2 please" after ``26.2 mi = 42.1648 km``: ``42.1648*2``); else ``text`` as it is."""
+def _operation(text: str) -> tuple[str, str] | None:
+    """The operator and operand of ``text`` when it is only an arithmetic operation on something
+    earlier ("divide that by 4", "乘以 5", "4で割って"): ``("/{n}", "4")``."""
     message = _TRIM.sub("", text.translate(_WIDE)).strip()
     if not message or len(message) > 48:
-        return text
+        return None
     squeezed = re.sub(r"\s+", "", message)
     for pattern, operator, candidate in [*((p, o, message) for p, o in _RULES), *((p, o, squeezed) for p, o in _RULES_CJK)]:
         match = pattern.match(candidate)
         if match:
-            number = previous_number(context)
-            if number is None:
-                return text
-            operand = next((g for g in match.groups() if g), "").replace(",", "")
-            if number.startswith("-"):
-                number = f"({number})"
-            return number + operator.format(n=operand)
-    return text
+            return operator, next((g for g in match.groups() if g), "").replace(",", "")
+    return None
+
+
+def written_out(text: str, context: Context) -> str:
+    """``text`` with the earlier result it works on written in, when it is an arithmetic follow-up
+    ("times 2 please" after ``26.2 mi = 42.1648 km``: ``42.1648*2``); else ``text`` as it is."""
+    operation = _operation(text)
+    number = previous_number(context) if operation is not None else None
+    if operation is None or number is None:
+        return text
+    operator, operand = operation
+    if number.startswith("-"):
+        number = f"({number})"
+    return number + operator.format(n=operand)
 
 
 #: a message this short (in characters) after a tool turn reads as a follow-up of that turn
@@ -144,6 +151,41 @@ def marked_follow_up(text: str) -> bool:
                 return len(subject.split()) <= 4
             return len(subject) <= 10 and not re.search(r"[的の]", subject)  # "东京的天气呢" asks a question of its own
     return False
+
+
+# a request that works on what an earlier request of the same message returns: "and convert the result
+# to miles", "并把结果存到笔记", "それを4倍して"
+_RESULT = re.compile(
+    r"\b(?:the|that|this) (?:result|answer|number|total|sum|value|figure)s?\b"
+    r"|\b(?:convert|save|note|store|remember|multiply|divide|double|halve|triple|write down|round) (?:it|that|this)\b"
+    r"|结果|得数|这个数|那个数|把它|将它|它[乘除加减]"
+    r"|その結果|結果を|結果に|それを|それに|それで|その数|その値|答えを",
+    re.IGNORECASE,
+)
+_RESULT_PHRASE = re.compile(
+    r"\b(?:the|that|this) (?:result|answer|number|total|sum|value|figure)s?\b|(?<=\s)(?:it|that|this)\b"
+    r"|(?:这个|那个)?结果|得数|这个数|那个数|它|その結果|結果|それ|その数|その値|答え",
+    re.IGNORECASE,
+)
+
+
+def works_on_result(part: str) -> bool:
+    """Whether ``part`` (a request after the first of a message) works on an earlier request's result:
+    it refers to one, or it is only an operation ("then multiply by 4", "然后乘以 4")."""
+    return bool(_RESULT.search(part)) or _operation(part) is not None
+
+
+def with_result(part: str, context: Context) -> str:
+    """``part`` with the earlier result it works on written in: written out when it is arithmetic
+    ("それを4倍して" after ``5 mi = 8.04672 km``: ``8.04672*4``), else the words that refer to it
+    replaced by the number ("save the result as a note": "save 391 as a note")."""
+    written = written_out(part, context)
+    if written != part:
+        return written
+    number = previous_number(context)
+    if number is None:
+        return part
+    return _RESULT_PHRASE.sub(number, part, count=1)
 
 
 # "there", "that city", "那边", "そこ": the place of the previous exchange

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent.router.context import Call, Context, Exchange
 from agent.router.prompt import Decision
-from agent.router.references import carried, is_follow_up, written_out
+from agent.router.references import carried, is_follow_up, previous_number, with_result, works_on_result, written_out
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider
@@ -76,6 +76,9 @@ def decide_requests(
     parts = split_requests(text)
     if len(parts) < 2 or whole.error:
         return [whole]
+    later = [part for part in parts[1:] if works_on_result(part)]  # decided once the others returned
+    if later:
+        parts = [part for part in parts if part not in later]
     decided: list[tuple[str, Decision]] = []
     so_far = context
     for part in parts:
@@ -88,6 +91,9 @@ def decide_requests(
                 others = Context([*context.exchanges, *(_exchange(p, d) for j, (p, d) in enumerate(decided) if j != i and d.tool)])
                 decided[i] = (part, router.decide(provider, manifests, part, language, others))
     calls = _distinct([d for _, d in decided if d.tool is not None and not d.error])
+    if later and calls:
+        calls[0].then = later
+        return calls
     return calls if len(calls) >= 2 else [whole]
 
 
@@ -112,17 +118,31 @@ def decide_next_step(
     """A further call that ``text`` needs once the calls of this turn returned (``context`` ends with
     this turn's exchange, results included): "how warm is it in Lima in Fahrenheit" converts the
     temperature the weather call gave. Only a call that takes a value from a result (one the message
-    does not state) and that was not made already counts; else None, and the turn is answered."""
+    does not state) and that was not made already counts; else None, and the turn is answered.
+
+    The parts of ``text`` that work on an earlier part's result ("… and save the result as a note",
+    ``Decision.then``) are decided first, each with the result written in (see
+    :func:`agent.router.references.with_result`)."""
+    made = {_key(call.tool, call.params) for call in context.calls}
+    results = " ".join(call.result for call in context.exchanges[-1].calls if call.ok) if context else ""
+    number = previous_number(context)
+    for part in [p for p in split_requests(text)[1:] if works_on_result(p)]:
+        decision = router.decide(provider, manifests, with_result(part, context), language, context)
+        if decision.tool is not None and not decision.error and _key(decision.tool, decision.params) not in made \
+                and (_from_result(decision, results, part) or number and any(number in str(v) for v in decision.params.values())):
+            return decision
     decision = router.decide(provider, manifests, text, language, context)
     if decision.tool is None or decision.error:
         return None
-    made = {_key(call.tool, call.params) for call in context.calls}
     if _key(decision.tool, decision.params) in made:
         return None
-    results = " ".join(call.result for call in context.exchanges[-1].calls if call.ok)
-    from_result = [v for v in decision.params.values() if _folded(v) and _folded(v) in _folded(results)
-                   and _folded(v) not in _folded(text)]
-    return decision if from_result else None
+    return decision if _from_result(decision, results, text) else None
+
+
+def _from_result(decision: Decision, results: str, text: str) -> bool:
+    """Whether a value of ``decision`` comes from ``results`` and not from ``text``."""
+    return any(_folded(v) and _folded(v) in _folded(results) and _folded(v) not in _folded(text)
+               for v in decision.params.values())
 
 
 def _key(tool: str | None, params: dict) -> str:

@@ -159,8 +159,8 @@ class Bench:
         else:
             decisions = [self.router.decide(self.provider, manifests, case["message"], language)]
         calls = [(d.tool, d.params) for d in decisions if d.tool is not None]
-        if method == "riverse" and case.get("results") and len(decisions) == 1 \
-                and may_chain(decisions[0], self.router.options.chain_margin):
+        if method == "riverse" and case.get("results") and (decisions[0].then or len(decisions) == 1
+                                                            and may_chain(decisions[0], self.router.options.chain_margin)):
             step = self.second_step(case, manifests, scorers, calls)
             if step is not None:
                 calls.append(step)
