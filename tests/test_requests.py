@@ -26,6 +26,9 @@ from agent.toolkit.runtime import ToolOutcome
         ("What is 17*23?", ["What is 17*23?"]),
         ("what is 3.5 + 2", ["what is 3.5 + 2"]),
         ("How warm is it in Lima in Fahrenheit?", ["How warm is it in Lima in Fahrenheit?"]),
+        ("fetch https://news.ycombinator.com/item?id=3912 for me", ["fetch https://news.ycombinator.com/item?id=3912 for me"]),
+        ("what's 17.5% of 2,340?", ["what's 17.5% of 2,340?"]),
+        ("square root of 1849 plus 2 to the power of 10?", ["square root of 1849 plus 2 to the power of 10?"]),
     ],
 )
 def test_a_message_is_divided_where_requests_may_meet(text, parts):
@@ -158,3 +161,51 @@ def test_only_a_close_runner_up_lets_a_decision_chain():
     assert not may_chain(far, 3.0)
     assert not may_chain(below_none, 3.0)
     assert not may_chain(Decision("weather", {"city": "Lima"}), 3.0)  # not scored: never chains
+
+
+def test_one_call_with_values_from_several_parts_is_one_request():
+    def rules(text, context):
+        if text == "我工资8500，涨了12%，现在是多少？":
+            return Decision("calculator", {"expression": "8500*1.12"})
+        return Decision("calculator", {"expression": "".join(ch for ch in text if ch.isdigit()) or "0"})
+
+    decisions = decide_requests(RuleRouter(rules), None, [], "我工资8500，涨了12%，现在是多少？", "zh", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("calculator", {"expression": "8500*1.12"})]
+
+
+def test_a_part_whose_call_states_nothing_of_its_own_is_no_request():
+    def rules(text, context):
+        if "todo.txt" in text:
+            return Decision("file_read", {"path": "~/notes/todo.txt"})
+        return Decision("file_list", {"path": "~/notes"})  # "show me what's in it" states no folder
+
+    decisions = decide_requests(RuleRouter(rules), None, [], "open ~/notes/todo.txt and show me what's in it", "en", Context())
+    assert [d.tool for d in decisions] == ["file_read"]
+
+
+def test_a_call_another_call_of_the_same_tool_holds_is_made_once():
+    def rules(text, context):
+        if "Nairobi" in text or "there" in text:
+            return Decision("current_time", {"timezone": "Nairobi"})
+        if "call her" in text:
+            return Decision("current_time", {})
+        return Decision(None)
+
+    text = "My sister lives in Nairobi. Is it too late to call her? What's the time there?"
+    decisions = decide_requests(RuleRouter(rules), None, [], text, "en", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("current_time", {"timezone": "Nairobi"})]
+
+
+@pytest.mark.parametrize("text", ["My sister lives in Nairobi. What's the time there?", "delete note 7, it's outdated"])
+def test_a_part_that_refers_back_to_a_call_of_the_same_tool_is_that_call(text):
+    def rules(text, context):
+        if "Nairobi" in text:
+            return Decision("current_time", {"timezone": "Nairobi"})
+        if "there" in text:
+            return Decision("current_time", {"timezone": "there"})
+        if "note 7" in text:
+            return Decision("notes", {"action": "delete", "id": "7"})
+        return Decision("notes", {"action": "delete", "text": text})
+
+    decisions = decide_requests(RuleRouter(rules), None, [], text, "en", Context())
+    assert len(decisions) == 1

@@ -192,6 +192,11 @@ def with_result(part: str, context: Context) -> str:
 _THERE = re.compile(r"\b(?:there|that (?:city|place|town))\b|那边|那里|那儿|当地|向こう|そこ|現地|あっち", re.IGNORECASE)
 
 
+def refers_back(part: str) -> bool:
+    """Whether ``part`` takes a value from something said before it: "there", "那边", a result."""
+    return bool(_THERE.search(part)) or works_on_result(part)
+
+
 def _stated(value: object, text: str) -> bool:
     folded = re.sub(r"\s+", "", str(value)).casefold()
     return bool(folded) and folded in re.sub(r"\s+", "", text.translate(_WIDE)).casefold()

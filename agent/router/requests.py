@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING
 
 from agent.router.context import Call, Context, Exchange
 from agent.router.prompt import Decision
-from agent.router.references import carried, is_follow_up, previous_number, with_result, works_on_result, written_out
+from agent.router.references import (
+    carried,
+    is_follow_up,
+    previous_number,
+    refers_back,
+    with_result,
+    works_on_result,
+    written_out,
+)
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider
@@ -30,14 +38,17 @@ MAX_PARTS = 4
 FRAGMENT_CHARS = 16
 
 # Between requests: a sentence end followed by more, or a word that adds a request.
-_SENTENCES = re.compile(r"(?<=[?!？！。])\s*|(?<=[.;；])\s+")
+_SENTENCES = re.compile(r"(?<=[？！。])\s*|(?<=[?!.;；])\s+")  # "item?id=3912" is one
 _CONNECTORS = re.compile(
-    r"\s*(?:,\s*)?\b(?:and also|also|as well as|plus|and then|then|after that)\b\s*"
+    r"\s*(?:,\s*)?\b(?:and also|also|as well as|and then|then|after that)\b\s*"
     r"|\s*[,，、]?\s*(?:顺便(?:再)?(?:帮我)?|还有|另外|以及|然后|并且|同时|ついでに|それと|それから|あと(?=[、,，])|あと、)\s*[,，、]?\s*",
     re.IGNORECASE,
 )
 # Between parts of one sentence that may each be a request ("Paris and London", "东京和大阪", "大阪と札幌").
-_COORDINATORS = re.compile(r"\s*(?:,\s*)?\band\b\s*|\s*[和跟与及]\s*|(?<=[\u3040-\u30ff\u3400-\u9fff])と|\s*[、，,]\s*", re.IGNORECASE)
+_COORDINATORS = re.compile(r"\s*(?:,\s*)?\band\b\s*|\s*[和与及]\s*|(?<=[\u3040-\u30ff\u3400-\u9fff])と|\s*(?:[、，]|,(?!\d))\s*",
+                           re.IGNORECASE)  # "2,340" is one number
+# a part that is a clause of its own ("it's outdated"), not a bare name ("London") left over from the others
+_CLAUSE = re.compile(r"^\s*(?:it|it's|its|that|that's|this|they|they're|he|she|i|i'm|we|you|there|there's)\b", re.IGNORECASE)
 _EDGE = re.compile(r"^[\s,，、.;；]+|[\s,，、;；]+$")
 
 
@@ -87,14 +98,40 @@ def decide_requests(
         so_far = so_far.then(_exchange(part, decision))
     if any(d.tool for _, d in decided):
         for i, (part, decision) in enumerate(decided):
-            if decision.tool is None and len(part.strip()) <= FRAGMENT_CHARS:
+            if decision.tool is None and len(part.strip()) <= FRAGMENT_CHARS and not _CLAUSE.match(part):
                 others = Context([*context.exchanges, *(_exchange(p, d) for j, (p, d) in enumerate(decided) if j != i and d.tool)])
                 decided[i] = (part, router.decide(provider, manifests, part, language, others))
-    calls = _distinct([d for _, d in decided if d.tool is not None and not d.error])
+    if _covers(whole, [part for part, _ in decided]) and not later:
+        return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
+    calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
+                       and not _asked_again(part, d, [e for _, e in decided[:i]])])
     if later and calls:
         calls[0].then = later
         return calls
     return calls if len(calls) >= 2 else [whole]
+
+
+def _covers(whole: Decision, parts: list[str]) -> bool:
+    """Whether the whole message's call states values from two or more of its parts."""
+    if whole.tool is None or whole.error:
+        return False
+    values = _folded(" ".join(str(v) for v in whole.params.values()))
+    words = [set(re.findall(r"[0-9]+(?:\.[0-9]+)?|[A-Za-z]{3,}|[\u3040-\u30ff\u3400-\u9fff]{2,}", part)) for part in parts]
+    return sum(1 for found in words if any(_folded(w) in values for w in found)) >= 2
+
+
+def _own(decision: Decision, part: str) -> bool:
+    """Whether a part's call is its own request: a value of it is stated in the part, the part refers to
+    an earlier one ("what time is it there?"), or the call takes no values."""
+    return (not decision.params or any(_folded(v) and _folded(v) in _folded(part) for v in decision.params.values())
+            or refers_back(part))
+
+
+def _asked_again(part: str, decision: Decision, before: list[Decision]) -> bool:
+    """Whether ``part`` refers back to an earlier part that has a call of the same tool ("… lives in
+    Nairobi. What's the time there?", "下周去杭州出差，帮我查下那边天气", "delete note 7, it's outdated"):
+    that call is the request."""
+    return (refers_back(part) or bool(_CLAUSE.match(part))) and any(d.tool == decision.tool for d in before)
 
 
 def _exchange(part: str, decision: Decision) -> Exchange:
@@ -102,14 +139,18 @@ def _exchange(part: str, decision: Decision) -> Exchange:
 
 
 def _distinct(decisions: list[Decision]) -> list[Decision]:
-    seen: set[str] = set()
-    out = []
+    """Each call once; a call whose values another call of the same tool holds too is that call."""
+    out: list[Decision] = []
     for decision in decisions:
-        key = _key(decision.tool, decision.params)
-        if key not in seen:
-            seen.add(key)
-            out.append(decision)
+        if any(other.tool == decision.tool and _within(decision.params, other.params) for other in out):
+            continue
+        out = [o for o in out if not (o.tool == decision.tool and _within(o.params, decision.params))]
+        out.append(decision)
     return out
+
+
+def _within(small: dict, large: dict) -> bool:
+    return all(key in large and _folded(large[key]) == _folded(value) for key, value in small.items())
 
 
 def decide_next_step(
