@@ -209,3 +209,12 @@ def test_a_part_that_refers_back_to_a_call_of_the_same_tool_is_that_call(text):
 
     decisions = decide_requests(RuleRouter(rules), None, [], text, "en", Context())
     assert len(decisions) == 1
+
+
+def test_two_files_in_one_folder_are_two_requests():
+    def rules(text, context):
+        names = [n for n in ("~/notes/a.txt", "~/notes/b.txt") if n in text]
+        return Decision("file_read", {"path": names[0]}) if names else Decision(None)
+
+    decisions = decide_requests(RuleRouter(rules), None, [], "read ~/notes/a.txt and ~/notes/b.txt", "en", Context())
+    assert [d.params["path"] for d in decisions] == ["~/notes/a.txt", "~/notes/b.txt"]

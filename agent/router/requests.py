@@ -47,6 +47,7 @@ _CONNECTORS = re.compile(
 # Between parts of one sentence that may each be a request ("Paris and London", "东京和大阪", "大阪と札幌").
 _COORDINATORS = re.compile(r"\s*(?:,\s*)?\band\b\s*|\s*[和与及]\s*|(?<=[\u3040-\u30ff\u3400-\u9fff])と|\s*(?:[、，]|,(?!\d))\s*",
                            re.IGNORECASE)  # "2,340" is one number
+_WORD = re.compile(r"[0-9]+(?:\.[0-9]+)?|[A-Za-z][\w.-]{2,}|[\u3040-\u30ff\u3400-\u9fff]{2,}")
 # a part that is a clause of its own ("it's outdated"), not a bare name ("London") left over from the others
 _CLAUSE = re.compile(r"^\s*(?:it|it's|its|that|that's|this|they|they're|he|she|i|i'm|we|you|there|there's)\b", re.IGNORECASE)
 _EDGE = re.compile(r"^[\s,，、.;；]+|[\s,，、;；]+$")
@@ -115,9 +116,14 @@ def _covers(whole: Decision, parts: list[str]) -> bool:
     """Whether the whole message's call states values from two or more of its parts."""
     if whole.tool is None or whole.error:
         return False
-    values = _folded(" ".join(str(v) for v in whole.params.values()))
-    words = [set(re.findall(r"[0-9]+(?:\.[0-9]+)?|[A-Za-z]{3,}|[\u3040-\u30ff\u3400-\u9fff]{2,}", part)) for part in parts]
-    return sum(1 for found in words if any(_folded(w) in values for w in found)) >= 2
+    values = {_folded(t) for v in whole.params.values() for t in _WORD.findall(str(v))}
+    words = [{_folded(w) for w in _WORD.findall(part)} for part in parts]
+    own = [found - set().union(*(other for j, other in enumerate(words) if j != i)) for i, found in enumerate(words)]
+
+    def held(word: str) -> bool:  # "12" of "涨了12%" is in 8500*1.12; "5" is not in 0.85
+        return word in values or word.isdigit() and any(v.endswith("." + word) for v in values)
+
+    return sum(1 for found in own if any(held(w) for w in found)) >= 2
 
 
 def _own(decision: Decision, part: str) -> bool:
