@@ -218,3 +218,15 @@ def test_two_files_in_one_folder_are_two_requests():
 
     decisions = decide_requests(RuleRouter(rules), None, [], "read ~/notes/a.txt and ~/notes/b.txt", "en", Context())
     assert [d.params["path"] for d in decisions] == ["~/notes/a.txt", "~/notes/b.txt"]
+
+
+def test_a_value_written_with_other_signs_is_still_the_parts_own():
+    def rules(text, context):
+        if "1280" in text:
+            return Decision("calculator", {"expression": "1280 * 0.85"})
+        if "バンクーバー" in text:
+            return Decision("current_time", {"timezone": "バンクーバー"})
+        return Decision(None)
+
+    decisions = decide_requests(RuleRouter(rules), None, [], "1280×0.85 を計算して、バンクーバーの時間も教えて", "ja", Context())
+    assert [d.tool for d in decisions] == ["calculator", "current_time"]

@@ -129,7 +129,9 @@ def _covers(whole: Decision, parts: list[str]) -> bool:
 def _own(decision: Decision, part: str) -> bool:
     """Whether a part's call is its own request: a value of it is stated in the part, the part refers to
     an earlier one ("what time is it there?"), or the call takes no values."""
+    words = {_folded(w) for w in _WORD.findall(part)}  # "1280 * 0.85" is stated in "1280×0.85 を計算して"
     return (not decision.params or any(_folded(v) and _folded(v) in _folded(part) for v in decision.params.values())
+            or any(_folded(w) in words for v in decision.params.values() for w in _WORD.findall(str(v)))
             or refers_back(part))
 
 
