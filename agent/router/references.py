@@ -197,9 +197,13 @@ def refers_back(part: str) -> bool:
     return bool(_THERE.search(part)) or works_on_result(part)
 
 
+def folded(value: object) -> str:
+    """``value`` as compared with a message: without spaces, case folded."""
+    return re.sub(r"\s+", "", str(value)).casefold()
+
+
 def _stated(value: object, text: str) -> bool:
-    folded = re.sub(r"\s+", "", str(value)).casefold()
-    return bool(folded) and folded in re.sub(r"\s+", "", text.translate(_WIDE)).casefold()
+    return bool(folded(value)) and folded(value) in folded(text.translate(_WIDE))
 
 
 def carried(tool: str, params: dict, keys: list[str], text: str, context: Context, follow_up: bool) -> dict:

@@ -19,6 +19,7 @@ from agent.router.context import Call, Context, Exchange
 from agent.router.prompt import Decision
 from agent.router.references import (
     carried,
+    folded as _folded,
     is_follow_up,
     previous_number,
     refers_back,
@@ -196,10 +197,6 @@ def _from_result(decision: Decision, results: str, text: str) -> bool:
 
 def _key(tool: str | None, params: dict) -> str:
     return json.dumps([tool, params], sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _folded(value: object) -> str:
-    return re.sub(r"\s+", "", str(value)).casefold()
 
 
 def may_chain(decision: Decision, margin: float) -> bool:
