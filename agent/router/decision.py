@@ -17,6 +17,7 @@ from agent.providers.base import (
     sentence_vectors,
 )
 from agent.router.context import Context
+from agent.router.forms import value_form
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter
 from agent.router.references import is_follow_up, marked_follow_up
@@ -161,13 +162,35 @@ class Router:
     def _written_value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
         """Write one parameter value. A value in another script than the message (a name the model
         translated, e.g. Tokyo for 东京), or a Chinese/Japanese word the message does not contain, is
-        written again, copied from the message."""
+        written again, copied from the message; a value whose description asks for a form (an IANA
+        zone, a currency code: :mod:`agent.router.forms`) is written in it."""
         options = self.options
         start = cursor.mark()
         filters = value_filters(manifest, key, text, options)
         if options.model_quotes:
             filters["opening"] = ' "'
         value = clean_value(cursor.until('"', options.max_value_tokens, **filters))
+        form = value_form(manifest, key) if options.value_forms else None
+        if form is None:
+            return self._as_said(cursor, start, value, text, filters)
+        normal, stated = form.normal(value), form.stated(text)
+        if normal is not None and stated and normal not in stated:  # not what the message names: copied from it
+            cursor.rewind(start)
+            copied = form.normal(clean_value(cursor.until('"', options.max_value_tokens, **{**filters, "copy_from": text})))
+            normal = copied if copied in stated else normal
+        if normal is None:  # no table knows what the model wrote: the message's words, in the form if they can be
+            rewrite(cursor, start, value, "opening" in filters)
+            value = self._as_said(cursor, start, value, text, filters)
+            normal = form.normal(value)
+            if normal is None:
+                return value
+        rewrite(cursor, start, normal, "opening" in filters)  # "Europe/London" for 伦敦: as the tool asks
+        return normal
+
+    def _as_said(self, cursor: ReplyCursor, start: Any, value: str, text: str, filters: dict[str, Any]) -> str:
+        """``value``, or the message's own words for it when the model wrote it in another script or
+        spelling."""
+        options = self.options
         if options.copy_foreign and "copy_from" not in filters and (foreign(value, text) or unstated(value, text)):
             cursor.rewind(start)
             copied = clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
@@ -204,6 +227,9 @@ class Router:
         if not isinstance(arguments, dict):
             return Decision(None, error=f"the parameters of {name} are not a JSON object: {str(arguments)[:80]!r}")
         params = {k: v for k, v in arguments.items() if k in manifest.parameters and v not in (None, "")}
+        for key, value in params.items():
+            form = value_form(manifest, key) if isinstance(value, str) else None
+            params[key] = (form.normal(value) if form else None) or value
         return Decision(name, params)
 
 

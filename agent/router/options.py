@@ -15,6 +15,7 @@ class RouterOptions:
     vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
     copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
+    value_forms: bool = True  # a value whose description asks for an IANA zone or a currency code is written in that form
     copy_numbers: bool = True  # a required number, when the message has digits: copied from the message
     max_value_tokens: int = 40  # per parameter value
     link_weight: float = 6.0  # added to tools with a required "format": "uri" parameter when the message has a link

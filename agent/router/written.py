@@ -14,31 +14,26 @@ import json
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
-from agent.i18n import pick
 from agent.providers.base import Provider
 from agent.toolkit.base import ToolManifest
 
 #: how many examples the model writes for a tool
 COUNT = 3
+#: changes when the way examples are written changes, so that older ones are written again
+_VERSION = 2
 
-PROMPT = {
-    "en": (
-        "Write {count} different short messages that a user of an assistant would type to get this tool used. "
-        "Each asks for one thing, in everyday words, with concrete values where the tool needs them.\n"
-        "Tool: {name}\nWhat it does: {description}\nParameters: {parameters}"
-    ),
-    "zh": (
-        "写 {count} 条不同的简短消息，是助手的用户为了让这个工具被使用而会输入的话。每条只提一个要求，用日常用语，"
-        "在工具需要的地方写出具体的值。用中文写。\n工具：{name}\n作用：{description}\n参数：{parameters}"
-    ),
-    "ja": (
-        "アシスタントのユーザーがこのツールを使ってもらうために入力しそうな、短いメッセージを {count} 件、"
-        "それぞれ違う言い方で書いてください。1 件につき依頼は 1 つ、日常的な言葉で、ツールが必要とする値は具体的に。"
-        "日本語で書いてください。\nツール：{name}\n機能：{description}\nパラメータ：{parameters}"
-    ),
-}
+#: the request for examples; they are written in English, which the small default model writes best,
+#: and translated one by one for a Chinese or Japanese tool prompt
+PROMPT = (
+    "Write {count} different short messages that a user of an assistant would type to get this tool used. "
+    "Each asks for one thing, in everyday words, with concrete values where the tool needs them.\n"
+    "Tool: {name}\nWhat it does: {description}\nParameters: {parameters}"
+)
+TRANSLATE = {"zh": "Translate into Chinese: {text}", "ja": "Translate into Japanese: {text}"}
+#: a translation must begin in the language's script (the model otherwise repeats the English)
+_SCRIPT = {"zh": "^[\\u4e00-\\u9fff][^\"\\\\]{3,120}$", "ja": "^[\\u3040-\\u30ff\\u4e00-\\u9fff][^\"\\\\]{3,120}$"}
 
 
 def _schema() -> dict[str, Any]:
@@ -64,7 +59,7 @@ class ExampleWriter:
     @staticmethod
     def key(m: ToolManifest, language: str, provider: Provider) -> str:
         model = str(getattr(provider, "model_label", "") or type(provider).__name__)
-        text = json.dumps([language, model, m.name, m.description, m.parameters, m.required], ensure_ascii=False,
+        text = json.dumps([_VERSION, language, model, m.name, m.description, m.parameters, m.required], ensure_ascii=False,
                           sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -85,23 +80,41 @@ class ExampleWriter:
 
     def write(self, provider: Provider, m: ToolManifest, language: str) -> list[str]:
         with self._lock:
-            known = self.known(provider, m, language)
-            if known is not None:
-                return known
-            prompt = pick(PROMPT, language).format(count=COUNT, name=m.name, description=m.description,
-                                                  parameters=_parameters(m))
+            return self._write(provider, m, language)
+
+    def _write(self, provider: Provider, m: ToolManifest, language: str) -> list[str]:
+        known = self.known(provider, m, language)
+        if known is not None:
+            return known
+        if language in TRANSLATE:
+            english = self._write(provider, m, "en")
+            examples = _unique(self._translated(provider, text, language) for text in english) or english
+        else:
+            prompt = PROMPT.format(count=COUNT, name=m.name, description=m.description, parameters=_parameters(m))
             completion = provider.complete([{"role": "user", "content": prompt}], json_schema=_schema(), max_tokens=200)
             examples = _read(completion.text)
-            key = self.key(m, language, provider)
-            self._memory[key] = examples
-            path = self._path(provider, key)
-            if path is not None:
-                try:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(json.dumps(examples, ensure_ascii=False), encoding="utf-8")
-                except OSError:
-                    pass  # kept in memory: written again by the next process
-            return examples
+        key = self.key(m, language, provider)
+        self._memory[key] = examples
+        path = self._path(provider, key)
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(examples, ensure_ascii=False), encoding="utf-8")
+            except OSError:
+                pass  # kept in memory: written again by the next process
+        return examples
+
+    @staticmethod
+    def _translated(provider: Provider, text: str, language: str) -> str:
+        schema = {"type": "object", "properties": {"translation": {"type": "string", "pattern": _SCRIPT[language]}},
+                  "required": ["translation"]}
+        completion = provider.complete([{"role": "user", "content": TRANSLATE[language].format(text=text)}],
+                                       json_schema=schema, max_tokens=120)
+        try:
+            data = json.loads(completion.text)
+        except ValueError:
+            return ""
+        return str(data.get("translation") or "").strip() if isinstance(data, dict) else ""
 
     @staticmethod
     def _path(provider: Provider, key: str) -> Path | None:
@@ -129,8 +142,10 @@ def _read(text: str) -> list[str]:
     except ValueError:
         return []
     examples = data.get("examples") if isinstance(data, dict) else None
-    if not isinstance(examples, list):
-        return []
+    return _unique(examples) if isinstance(examples, list) else []
+
+
+def _unique(examples: Iterable[Any]) -> list[str]:
     seen: list[str] = []
     for example in examples:
         example = str(example).strip()

@@ -11,64 +11,13 @@ import os
 import re
 import unicodedata
 from datetime import datetime, timedelta, timezone, tzinfo
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent.toolkit.base import BaseTool, ToolManifest, ToolResult
 from agent.toolkit.texts import failure, manifest_from, pick
-
-# IANA zone -> names people use for it (matched case-insensitively, spaces/underscores/hyphens alike).
-_ZONE_NAMES: dict[str, tuple[str, ...]] = {
-    "UTC": ("utc", "gmt", "z", "zulu", "协调世界时", "世界標準時", "協定世界時"),
-    "Asia/Tokyo": ("tokyo", "osaka", "kyoto", "japan", "jst", "东京", "東京", "大阪", "京都", "日本", "とうきょう"),
-    "Asia/Shanghai": ("beijing", "shanghai", "china", "peking", "北京", "上海", "中国", "北京時間", "北京时间", "广州", "深圳", "重庆", "成都"),
-    "Asia/Hong_Kong": ("hong kong", "hongkong", "香港"),
-    "Asia/Taipei": ("taipei", "taiwan", "台北", "臺北", "台湾", "臺灣"),
-    "Asia/Seoul": ("seoul", "korea", "south korea", "kst", "首尔", "首爾", "ソウル", "韩国", "韓国"),
-    "Asia/Singapore": ("singapore", "新加坡", "シンガポール"),
-    "Asia/Bangkok": ("bangkok", "thailand", "曼谷", "バンコク", "泰国", "タイ"),
-    "Asia/Ho_Chi_Minh": ("hanoi", "ho chi minh city", "saigon", "vietnam", "河内", "胡志明市", "越南", "ハノイ", "ベトナム"),
-    "Asia/Jakarta": ("jakarta", "indonesia", "雅加达", "ジャカルタ"),
-    "Asia/Manila": ("manila", "philippines", "马尼拉", "マニラ"),
-    "Asia/Kolkata": ("mumbai", "delhi", "new delhi", "bangalore", "kolkata", "india", "孟买", "新德里", "德里", "印度", "ムンバイ", "デリー", "インド"),
-    "Asia/Dubai": ("dubai", "abu dhabi", "uae", "迪拜", "ドバイ"),
-    "Europe/Istanbul": ("istanbul", "turkey", "伊斯坦布尔", "イスタンブール"),
-    "Europe/Moscow": ("moscow", "russia", "莫斯科", "モスクワ"),
-    "Europe/London": ("london", "uk", "england", "britain", "伦敦", "倫敦", "ロンドン", "英国", "イギリス"),
-    "Europe/Dublin": ("dublin", "ireland", "都柏林", "ダブリン"),
-    "Europe/Paris": ("paris", "france", "巴黎", "パリ", "法国", "フランス"),
-    "Europe/Berlin": ("berlin", "germany", "munich", "柏林", "ベルリン", "德国", "ドイツ"),
-    "Europe/Madrid": ("madrid", "spain", "马德里", "マドリード"),
-    "Europe/Rome": ("rome", "italy", "罗马", "ローマ"),
-    "Europe/Amsterdam": ("amsterdam", "netherlands", "阿姆斯特丹", "アムステルダム"),
-    "Europe/Zurich": ("zurich", "geneva", "switzerland", "苏黎世", "チューリッヒ"),
-    "Europe/Stockholm": ("stockholm", "sweden", "斯德哥尔摩", "ストックホルム"),
-    "Africa/Cairo": ("cairo", "egypt", "开罗", "カイロ"),
-    "Africa/Johannesburg": ("johannesburg", "south africa", "约翰内斯堡", "ヨハネスブルグ"),
-    "America/New_York": ("new york", "nyc", "boston", "washington", "miami", "est", "edt", "纽约", "紐約", "ニューヨーク", "华盛顿", "ワシントン"),
-    "America/Toronto": ("toronto", "montreal", "多伦多", "トロント"),
-    "America/Chicago": ("chicago", "houston", "dallas", "芝加哥", "シカゴ"),
-    "America/Denver": ("denver", "丹佛", "デンバー"),
-    "America/Vancouver": ("vancouver", "温哥华", "バンクーバー"),
-    "America/Los_Angeles": ("los angeles", "la", "san francisco", "seattle", "pst", "pdt", "洛杉矶", "洛杉磯", "ロサンゼルス", "旧金山", "舊金山", "サンフランシスコ", "西雅图", "シアトル"),
-    "America/Mexico_City": ("mexico city", "墨西哥城", "メキシコシティ"),
-    "America/Sao_Paulo": ("sao paulo", "são paulo", "rio de janeiro", "brazil", "圣保罗", "サンパウロ"),
-    "America/Argentina/Buenos_Aires": ("buenos aires", "argentina", "布宜诺斯艾利斯", "ブエノスアイレス"),
-    "Australia/Sydney": ("sydney", "melbourne", "悉尼", "雪梨", "墨尔本", "シドニー", "メルボルン"),
-    "Pacific/Auckland": ("auckland", "new zealand", "奥克兰", "オークランド"),
-    "Pacific/Honolulu": ("honolulu", "hawaii", "檀香山", "夏威夷", "ホノルル", "ハワイ"),
-}
-
-
-def _key(text: str) -> str:
-    return re.sub(r"[\s_\-]+", " ", unicodedata.normalize("NFKC", text).casefold()).strip()
-
-
-ALIASES: dict[str, str] = {
-    _key(name): zone for zone, names in _ZONE_NAMES.items() for name in names
-}
+from agent.toolkit.zones import iana_names, name_key, zone_name
 
 _WEEKDAYS = {
     "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
@@ -146,11 +95,6 @@ _TEXT = {
 _OFFSET = re.compile(r"^(?:utc|gmt)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$")
 
 
-@lru_cache(maxsize=1)
-def _iana_names() -> dict[str, str]:
-    return {name.casefold(): name for name in available_timezones()}
-
-
 def _local_zone() -> tuple[tzinfo, str]:
     """The machine's zone: from $TZ or /etc/localtime when they name an IANA zone, else the OS offset."""
     candidates = [os.environ.get("TZ", "").lstrip(":")]
@@ -158,8 +102,8 @@ def _local_zone() -> tuple[tzinfo, str]:
     if localtime.is_symlink():
         candidates.append(str(localtime.resolve()).partition("zoneinfo/")[2])
     for name in candidates:
-        if name and name.casefold() in _iana_names():
-            zone = _iana_names()[name.casefold()]
+        if name and name.casefold() in iana_names():
+            zone = iana_names()[name.casefold()]
             return ZoneInfo(zone), zone
     local = datetime.now().astimezone().tzinfo or timezone.utc
     return local, local.tzname(None) or "local"
@@ -176,7 +120,7 @@ def resolve_zone(text: str) -> tuple[tzinfo, str] | None:
             return None
         delta = timedelta(hours=hours, minutes=minutes) * (-1 if sign == "-" else 1)
         return timezone(delta), f"UTC{sign}{hours:02d}:{minutes:02d}"
-    name = ALIASES.get(_key(text)) or _iana_names().get(text.strip().replace(" ", "_").casefold())
+    name = zone_name(text)
     if name is None:
         return None
     try:
@@ -218,7 +162,7 @@ class CurrentTimeTool(BaseTool):
         offset = _offset_text(moment)
         abbr = moment.tzname() or ""
         abbr = f", {abbr}" if abbr.isalpha() and abbr not in ("UTC", name) else ""
-        place = f"{given} ({name})" if given and _key(given) != _key(name) else name
+        place = f"{given} ({name})" if given and name_key(given) != name_key(name) else name
         weekday = _WEEKDAYS[lang][moment.weekday()]
         report = pick(_TEXT["report"], lang, place=place, weekday=weekday, date=moment, offset=offset, abbr=abbr)
         return ToolResult(success=True, data=report)

@@ -1,0 +1,141 @@
+"""Values in the form a parameter asks for. A parameter whose description asks for an IANA time zone
+or an ISO 4217 currency code gets one when the message says it another way: "伦敦" becomes
+``Europe/London``, "euros" ``EUR``, "日元" ``JPY``. The form is read from the parameter's description
+(as tools from MCP servers and OpenAPI documents state it), never from the tool's name, so it holds
+for any tool set. A value that is already in the form, or that no table knows, is left as written.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Iterable
+
+from agent.toolkit.base import ToolManifest
+from agent.toolkit.zones import ALIASES, cities, iana_names, name_key, zone_name
+
+_CURRENCY_NAMES: dict[str, tuple[str, ...]] = {
+    "USD": ("dollar", "us dollar", "american dollar", "buck", "$", "us$", "美元", "美金", "ドル", "米ドル", "米国ドル"),
+    "EUR": ("euro", "€", "欧元", "歐元", "ユーロ"),
+    "JPY": ("yen", "japanese yen", "日元", "日币", "日圆", "円", "日本円"),
+    "CNY": ("yuan", "renminbi", "rmb", "chinese yuan", "人民币", "人民幣", "元", "块", "人民元", "中国元"),
+    "GBP": ("pound", "pound sterling", "sterling", "british pound", "£", "英镑", "英鎊", "ポンド", "英ポンド"),
+    "KRW": ("won", "korean won", "韩元", "韓元", "韩币", "ウォン", "韓国ウォン"),
+    "CHF": ("swiss franc", "franc", "瑞士法郎", "スイスフラン"),
+    "CAD": ("canadian dollar", "加元", "加币", "加拿大元", "カナダドル"),
+    "AUD": ("australian dollar", "澳元", "澳币", "澳大利亚元", "豪ドル", "オーストラリアドル"),
+    "NZD": ("new zealand dollar", "纽币", "新西兰元", "ニュージーランドドル", "nzドル"),
+    "HKD": ("hong kong dollar", "港币", "港元", "港幣", "香港ドル"),
+    "TWD": ("taiwan dollar", "new taiwan dollar", "新台币", "台币", "新台幣", "台湾ドル"),
+    "SGD": ("singapore dollar", "新加坡元", "新币", "シンガポールドル"),
+    "INR": ("rupee", "indian rupee", "卢比", "印度卢比", "ルピー", "インドルピー"),
+    "RUB": ("ruble", "rouble", "russian ruble", "卢布", "ルーブル"),
+    "BRL": ("real", "reais", "brazilian real", "雷亚尔", "巴西雷亚尔", "レアル"),
+    "MXN": ("peso", "mexican peso", "墨西哥比索", "比索", "ペソ", "メキシコペソ"),
+    "THB": ("baht", "thai baht", "泰铢", "バーツ", "タイバーツ"),
+    "VND": ("dong", "vietnamese dong", "越南盾", "ドン"),
+    "IDR": ("rupiah", "印尼盾", "ルピア"),
+    "MYR": ("ringgit", "林吉特", "马币", "リンギット"),
+    "PHP": ("philippine peso", "菲律宾比索", "フィリピンペソ"),
+    "SEK": ("swedish krona", "krona", "kronor", "瑞典克朗", "スウェーデンクローナ"),
+    "NOK": ("norwegian krone", "挪威克朗", "ノルウェークローネ"),
+    "DKK": ("danish krone", "丹麦克朗", "デンマーククローネ"),
+    "PLN": ("zloty", "polish zloty", "兹罗提", "ズウォティ"),
+    "TRY": ("lira", "turkish lira", "里拉", "土耳其里拉", "トルコリラ"),
+    "ZAR": ("rand", "south african rand", "兰特", "南非兰特", "ランド"),
+    "AED": ("dirham", "uae dirham", "迪拉姆", "ディルハム"),
+    "SAR": ("riyal", "saudi riyal", "里亚尔", "リヤル"),
+    "ILS": ("shekel", "new shekel", "谢克尔", "シェケル"),
+    "BTC": ("bitcoin", "比特币", "ビットコイン"),
+    "ETH": ("ether", "ethereum", "以太坊", "以太币", "イーサリアム"),
+}
+
+
+def _currency_key(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold().strip()
+    text = re.sub(r"^[0-9.,\s]+|[0-9.,\s]+$", "", text)  # "100 dollars", "美元100"
+    return re.sub(r"\s+", " ", text)
+
+
+_CURRENCIES: dict[str, str] = {_currency_key(name): code for code, names in _CURRENCY_NAMES.items() for name in names}
+
+
+def currency_code(text: str) -> str | None:
+    """The ISO 4217 code for a currency name, symbol or code ("euros" -> ``EUR``); None when unknown."""
+    key = _currency_key(text)
+    if re.fullmatch(r"[a-z]{3}", key) and (key.upper() in _CURRENCY_NAMES or text.strip().isupper()):
+        return key.upper()
+    if key in _CURRENCIES:
+        return _CURRENCIES[key]
+    singular = re.sub(r"(?<=[a-z])s$", "", key)
+    return _CURRENCIES.get(singular)
+
+
+def iana_zone(text: str) -> str | None:
+    """The IANA name for a zone, city or country; None when unknown. ``UTC`` and offsets stay."""
+    if re.fullmatch(r"(?i)\s*(utc|gmt)\s*([+-]\s*\d{1,2}(:?\d{2})?)?\s*", text):
+        return text.strip().upper().replace(" ", "")
+    if not name_key(text):
+        return None
+    # a city put in the wrong area ("Asia/London") is still the city
+    return zone_name(text) or (zone_name(text.rpartition("/")[2]) if "/" in text else None)
+
+
+def _finder(names: Iterable[str]) -> re.Pattern[str]:
+    """One pattern for every name: Latin names as whole words, others anywhere."""
+    parts = sorted({n for n in names if n}, key=len, reverse=True)
+    return re.compile("|".join(rf"(?<![a-z]){re.escape(n)}(?![a-z])" if n.isascii() else re.escape(n) for n in parts))
+
+
+@lru_cache(maxsize=1)
+def _zone_finder() -> re.Pattern[str]:
+    return _finder([*ALIASES, *cities(), *(n.casefold() for n in iana_names())])
+
+
+@lru_cache(maxsize=1)
+def _currency_finder() -> re.Pattern[str]:
+    names = [n for n in _CURRENCIES if len(n) > 1 or not n.isascii()]  # "$" and "元" alone, not "a"
+    return _finder([*names, *(f"{n}s" for n in names if n.isascii() and n.isalpha()), *(c.casefold() for c in _CURRENCY_NAMES)])
+
+
+@dataclass(frozen=True)
+class Form:
+    """A form of value: its name, how to write a value in it (None when it cannot be), and where to
+    find the names a message states."""
+
+    name: str
+    normal: Callable[[str], str | None]
+    finder: Callable[[], re.Pattern[str]]
+
+    def stated(self, text: str) -> set[str]:
+        """The values in this form that ``text`` names ("伦敦 … 东京" -> Europe/London, Asia/Tokyo)."""
+        folded = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
+        found = (self.normal(m.group(0)) for m in self.finder().finditer(folded))
+        return {value for value in found if value}
+
+
+ZONE = Form("IANA time zone", iana_zone, _zone_finder)
+CURRENCY = Form("ISO 4217 currency code", currency_code, _currency_finder)
+
+_ASKS_ZONE = re.compile(r"\bIANA\b|\btz ?database\b|\bOlson\b", re.IGNORECASE)
+_MENTIONS_ZONE = re.compile(r"time ?zone|时区|時區|タイムゾーン", re.IGNORECASE)
+_ZONE_EXAMPLE = re.compile(r"\b(?:Africa|America|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Z][A-Za-z_]+")
+_ACCEPTS_NAMES = re.compile(r"\bcit(?:y|ies)\b|\bcountr(?:y|ies)\b|\bplace\b|城市|国家|都市|国名", re.IGNORECASE)
+_ASKS_CURRENCY = re.compile(r"ISO[\s-]?4217", re.IGNORECASE)
+_MENTIONS_CURRENCY = re.compile(r"currenc|货币|币种|幣別|通貨", re.IGNORECASE)
+_CODE_HINT = re.compile(r"\bISO\b|\bcode\b|代码|代碼|コード|\b(?:USD|EUR|JPY|GBP|CNY)\b", re.IGNORECASE)
+
+
+def value_form(manifest: ToolManifest, key: str) -> Form | None:
+    """The form the description of ``manifest``'s parameter ``key`` asks for, if it is one of those
+    above; None otherwise (the value is written as the message says it)."""
+    description = str(manifest.parameters.get(key) or "")
+    if _ACCEPTS_NAMES.search(description):
+        return None  # the tool takes the name as said ("City, country or IANA time zone")
+    if _ASKS_ZONE.search(description) or (_MENTIONS_ZONE.search(description) and _ZONE_EXAMPLE.search(description)):
+        return ZONE
+    if _ASKS_CURRENCY.search(description) or (_MENTIONS_CURRENCY.search(description) and _CODE_HINT.search(description)):
+        return CURRENCY
+    return None

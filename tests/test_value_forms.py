@@ -1,0 +1,182 @@
+"""Values in the form a parameter's description asks for (an IANA zone, an ISO 4217 code), and
+examples written for tools that come without any, translated for a Chinese or Japanese prompt."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent.providers.base import Capabilities, Completion
+from agent.router import Router, RouterOptions
+from agent.router.forms import CURRENCY, ZONE, currency_code, iana_zone, value_form
+from agent.router.written import TRANSLATE, ExampleWriter
+from agent.tools import ToolManifest
+from agent.toolkit.zones import zone_name
+from tests.test_routing import ScoringProvider
+
+# as the mcp-server-time package describes its tool
+CONVERT_TIME = ToolManifest(
+    "time_convert_time", "Convert time between timezones",
+    {"source_timezone": "Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). "
+                        "Use 'UTC' as local timezone if no timezone provided by the user.",
+     "time": "Time to convert in 24-hour format (HH:MM)",
+     "target_timezone": "Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). "
+                        "Use 'UTC' as local timezone if no timezone provided by the user."},
+    ["What's 15:00 New York time in Tokyo?"], required=["source_timezone", "time", "target_timezone"],
+)
+FX = ToolManifest("fx_convert", "Convert an amount between currencies",
+                  {"amount": "Amount to convert", "from": "Source currency (ISO 4217 code, e.g. EUR)",
+                   "to": "Target currency (ISO 4217 code, e.g. EUR)"}, ["10 USD in GBP?"], required=["amount", "from", "to"],
+                  parameter_types={"amount": "number"})
+
+
+@pytest.mark.parametrize("description,form", [
+    ("Source IANA timezone name (e.g., 'America/New_York')", ZONE),
+    ("Time zone, e.g. Europe/Paris", ZONE),
+    ("时区，例如 Asia/Shanghai", ZONE),
+    ("Source currency (ISO 4217 code, e.g. EUR)", CURRENCY),
+    ("Currency code such as USD", CURRENCY),
+    ("币种代码", CURRENCY),
+    # a tool that takes names as said keeps them
+    ("City, country or IANA time zone, e.g. Tokyo, London, America/New_York", None),
+    ("城市、国家或 IANA 时区，例如 东京", None),
+    ("Ticker symbol, e.g. AAPL", None),
+    ("The city to look up", None),
+    ("Currency amount", None),
+])
+def test_the_form_is_read_from_the_parameter_description(description, form):
+    manifest = ToolManifest("t", "a tool", {"p": description}, required=["p"])
+    assert value_form(manifest, "p") is form
+
+
+@pytest.mark.parametrize("said,code", [
+    ("euros", "EUR"), ("dollars", "USD"), ("US dollar", "USD"), ("USD", "USD"), ("usd", "USD"), ("美元", "USD"),
+    ("日元", "JPY"), ("円", "JPY"), ("ユーロ", "EUR"), ("人民币", "CNY"), ("100 pounds", "GBP"), ("£", "GBP"),
+    ("SEK", "SEK"), ("Swiss francs", "CHF"), ("Bitcoin", "BTC"),
+    ("xyz", None), ("money", None), ("", None),
+])
+def test_currency_names_become_iso_codes(said, code):
+    assert currency_code(said) == code
+
+
+@pytest.mark.parametrize("said,zone", [
+    ("伦敦", "Europe/London"), ("東京", "Asia/Tokyo"), ("ロンドン", "Europe/London"), ("New York", "America/New_York"),
+    ("europe/lisbon", "Europe/Lisbon"), ("Oslo", "Europe/Oslo"), ("Lima", "America/Lima"), ("UTC", "UTC"),
+    ("utc+8", "UTC+8"), ("Porto", None), ("", None), ("nowhere", None),
+])
+def test_zone_names_become_iana_names(said, zone):
+    assert iana_zone(said) == zone
+
+
+def test_the_last_part_of_an_iana_name_is_a_city_the_zones_know():
+    assert zone_name("Kyiv") == "Europe/Kyiv" and zone_name("buenos aires") == "America/Argentina/Buenos_Aires"
+    assert zone_name("Etc") is None and zone_name("Eastern") is None  # not a place
+
+
+def test_a_place_said_in_chinese_is_written_as_the_iana_name_the_tool_asks_for():
+    provider = ScoringProvider({"time_convert_time": 0.0, "none": -5.0}, ["伦敦", "9:30", "东京"])
+    router = Router(RouterOptions())
+    decision = router.decide(provider, [CONVERT_TIME], "伦敦时间上午9:30是东京时间几点？", "zh")
+    assert decision.params == {"source_timezone": "Europe/London", "time": "9:30", "target_timezone": "Asia/Tokyo"}
+    # what the model reads back while it writes the next value is the form the tool asked for
+    assert "".join(provider.cursor.written).endswith(
+        '"source_timezone": "Europe/London", "time": "9:30", "target_timezone": "Asia/Tokyo"')
+
+
+def test_a_value_already_in_the_asked_form_is_not_copied_back_from_the_message():
+    provider = ScoringProvider({"time_convert_time": 0.0, "none": -5.0}, ["Europe/London", "09:30", "Asia/Tokyo"])
+    decision = Router(RouterOptions()).decide(provider, [CONVERT_TIME], "伦敦时间上午9:30是东京时间几点？", "zh")
+    assert decision.params["source_timezone"] == "Europe/London" and decision.params["target_timezone"] == "Asia/Tokyo"
+    assert len(provider.cursor.filters) == 3  # each value written once: none copied again from the message
+
+
+def test_currencies_said_in_words_are_written_as_codes_and_the_lever_turns_it_off():
+    text = "How much is 250 euros in dollars?"
+    provider = ScoringProvider({"fx_convert": 0.0, "none": -5.0}, ["250", "euros", "dollars"])
+    assert Router(RouterOptions()).decide(provider, [FX], text, "en").params == {"amount": "250", "from": "EUR", "to": "USD"}
+    plain = ScoringProvider({"fx_convert": 0.0, "none": -5.0}, ["250", "euros", "dollars"])
+    assert Router(RouterOptions(value_forms=False)).decide(plain, [FX], text, "en").params["from"] == "euros"
+
+
+def test_a_value_no_table_knows_is_left_as_written():
+    provider = ScoringProvider({"time_convert_time": 0.0, "none": -5.0}, ["Porto", "10:00", "Tokyo"])
+    decision = Router(RouterOptions()).decide(provider, [CONVERT_TIME], "10:00 in Porto is what time in Tokyo?", "en")
+    assert decision.params == {"source_timezone": "Porto", "time": "10:00", "target_timezone": "Asia/Tokyo"}
+
+
+def test_a_provider_that_writes_json_gets_its_values_in_the_asked_form_too():
+    from agent.router.prompt import DecisionPrompt
+    prompt = DecisionPrompt([FX], "en", RouterOptions())
+    decision = Router._validated(prompt, "fx_convert", {"amount": 5, "from": "yen", "to": "GBP"})
+    assert decision.params == {"amount": 5, "from": "JPY", "to": "GBP"}
+
+
+# -------------------------------------------------------------- examples for tools without any
+class WritingProvider:
+    """Writes English examples when asked for them and translates when asked to."""
+
+    name = "writer"
+    capabilities = Capabilities(scored_decoding=True)
+    model_label = "writer-1"
+
+    def __init__(self, english: list[str], translations: dict[str, str], cache_dir=None):
+        self.english, self.translations, self.cache_dir = english, translations, cache_dir
+        self.prompts: list[str] = []
+        self.schemas: list[dict] = []
+
+    def complete(self, messages, *, json_schema=None, max_tokens=None, **_):
+        prompt = messages[-1]["content"]
+        self.prompts.append(prompt)
+        self.schemas.append(json_schema)
+        if prompt.startswith("Write "):
+            return Completion(text=json.dumps({"examples": self.english}))
+        source = prompt.split(": ", 1)[1]
+        return Completion(text=json.dumps({"translation": self.translations.get(source, "")}, ensure_ascii=False))
+
+
+def test_examples_are_written_in_english_once_and_translated_for_chinese_and_japanese(tmp_path):
+    english = ["Convert 15:00 New York time to Tokyo", "What is 9:00 London time in Paris?", "09:30 UTC in Asia/Tokyo?"]
+    zh = {english[0]: "把纽约时间15:00换算成东京时间", english[1]: "伦敦时间9:00是巴黎几点？"}  # one not translated
+    provider = WritingProvider(english, zh, cache_dir=tmp_path)
+    writer = ExampleWriter()
+    assert writer.write(provider, CONVERT_TIME, "zh") == ["把纽约时间15:00换算成东京时间", "伦敦时间9:00是巴黎几点？"]
+    assert [p.split(":")[0] for p in provider.prompts] == ["Write 3 different short messages that a user of an assistant would type to get this tool used. Each asks for one thing, in everyday words, with concrete values where the tool needs them.\nTool", "Translate into Chinese", "Translate into Chinese", "Translate into Chinese"]
+    # the translation is held to the language's script, so the English cannot come back unchanged
+    pattern = provider.schemas[1]["properties"]["translation"]["pattern"]
+    assert pattern.startswith("^[\\u4e00-\\u9fff]")
+    # the English examples are kept: English and the next language cost no new examples
+    assert writer.write(provider, CONVERT_TIME, "en") == english
+    writer.write(provider, CONVERT_TIME, "ja")
+    assert len(provider.prompts) == 4 + 3 and all(p.startswith(TRANSLATE["ja"].split("{")[0]) for p in provider.prompts[4:])
+    # ... and on disk, for the next process
+    again = WritingProvider([], {}, cache_dir=tmp_path)
+    assert ExampleWriter().write(again, CONVERT_TIME, "zh") == ["把纽约时间15:00换算成东京时间", "伦敦时间9:00是巴黎几点？"]
+    assert again.prompts == []
+
+
+def test_when_no_example_translates_the_english_ones_are_used():
+    provider = WritingProvider(["Convert 15:00 New York time to Tokyo"], {})
+    assert ExampleWriter().write(provider, CONVERT_TIME, "ja") == ["Convert 15:00 New York time to Tokyo"]
+
+
+def test_a_value_in_the_form_that_the_message_does_not_name_is_copied_from_the_message():
+    """The model wrote the description's default ("Use 'UTC' … if no timezone provided") where the
+    message names London: the message's own place is taken, in the form."""
+    provider = ScoringProvider({"time_convert_time": 0.0, "none": -5.0}, ["UTC", "伦敦", "9:30", "Asia/Tokyo"])
+    decision = Router(RouterOptions()).decide(provider, [CONVERT_TIME], "伦敦时间上午9:30是东京时间几点？", "zh")
+    assert decision.params == {"source_timezone": "Europe/London", "time": "9:30", "target_timezone": "Asia/Tokyo"}
+    assert provider.cursor.filters[1]["copy_from"] == "伦敦时间上午9:30是东京时间几点？"
+    # a message that names no place keeps the default the model wrote
+    bare = ScoringProvider({"time_convert_time": 0.0, "none": -5.0}, ["UTC", "9:30", "UTC"])
+    assert Router(RouterOptions()).decide(bare, [CONVERT_TIME], "what is 9:30 over there?", "en").params[
+        "source_timezone"] == "UTC"
+    assert len(bare.cursor.filters) == 3
+
+
+def test_a_name_the_model_wrote_outside_the_form_is_taken_from_the_message_in_the_form():
+    # the model wrote a zone that does not exist; the message's 东京 is copied, then written as the zone
+    provider = ScoringProvider({"time_convert_time": 0.0, "none": -5.0}, ["伦敦", "9:30", "Japan/Tokio", "东京"])
+    decision = Router(RouterOptions()).decide(provider, [CONVERT_TIME], "伦敦时间上午9:30是东京时间几点？", "zh")
+    assert decision.params["target_timezone"] == "Asia/Tokyo"
+    assert iana_zone("Asia/London") == "Europe/London"  # a city in the wrong area is still the city
