@@ -541,3 +541,33 @@ def test_a_short_message_after_a_tool_turn_reads_the_turn_and_leans_to_its_tool(
     assert Router(options).decide(ScoringProvider(scores, ["London"]), [WEATHER, NOTES], long_message, "en", context).tool == "weather"
     # without a previous tool turn nothing leans
     assert Router(options).decide(ScoringProvider(scores, ["London"]), [WEATHER, NOTES], "and London?", "en").tool == "weather"
+
+
+class CountingProvider:
+    """Counts one token per character of the rendered messages, in a small context."""
+
+    def __init__(self, n_ctx: int):
+        self.n_ctx = n_ctx
+
+    def render(self, messages, *, open_reply=True):
+        return list("".join(m["content"] for m in messages))
+
+
+def test_a_tool_prompt_too_large_for_the_context_is_cut_to_fit_later_rounds_first():
+    many = [ToolManifest(f"tool{i}", f"Does thing {i}", {"x": "a value"},
+                         [f"please do thing {i} now", f"thing {i} again", f"a third way to ask for thing {i}"])
+            for i in range(12)]
+    full = DecisionPrompt(many, "en", RouterOptions())
+    size = len(CountingProvider(0).render(full.prefix))
+    provider = CountingProvider(size)  # with 768 tokens of room, the whole prompt no longer fits
+    prompt = Router(RouterOptions()).prompt(many, "en", provider)
+    assert len(provider.render(prompt.prefix)) <= size - 768 < size
+    assert prompt.cut_shots > 0 and full.cut_shots == 0
+    assert len(prompt.prefix) == len(full.prefix) - 2 * prompt.cut_shots
+    # one more shot would not fit: as many as fit are kept
+    assert len(provider.render(full.prefix[: len(prompt.prefix) + 2])) > size - 768
+    # every tool keeps its first example: rounds are cut from the end
+    kept = [m["content"] for m in prompt.prefix if m["role"] == "user"]
+    assert all(f"please do thing {i} now" in kept for i in range(12))
+    # a provider that does not count tokens gets the whole prompt
+    assert Router().prompt(many, "en").cut_shots == 0

@@ -42,12 +42,19 @@ class Router:
             return manifests
         return self.writer.completed(provider, manifests, language, write)
 
-    def prompt(self, manifests: list[ToolManifest], language: str) -> DecisionPrompt:
-        key = json.dumps([language, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
+    def prompt(self, manifests: list[ToolManifest], language: str, provider: Provider | None = None) -> DecisionPrompt:
+        """The prompt for these manifests; with a provider that counts tokens, one that leaves it
+        ``reply_room`` tokens of its context (few-shot turns are cut when the set is large)."""
+        budget = _prefix_budget(provider, self.options.reply_room)
+        key = json.dumps([language, budget, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
         if key not in self._prompts:
             if len(self._prompts) > 8:
                 self._prompts.clear()
-            self._prompts[key] = DecisionPrompt(manifests, language, self.options)
+            fits = None
+            if budget is not None:
+                render = getattr(provider, "render")
+                fits = lambda messages: len(render(messages, open_reply=False)) <= budget  # noqa: E731
+            self._prompts[key] = DecisionPrompt(manifests, language, self.options, fits)
         return self._prompts[key]
 
     def prepare(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
@@ -58,7 +65,7 @@ class Router:
         if cache is None or self.is_prepared(provider, manifests, language):
             return False
         manifests = self.with_examples(provider, manifests, language) or manifests
-        prompt = self.prompt(manifests, language)
+        prompt = self.prompt(manifests, language, provider)
         cache.prepare_prefix(prompt.prefix)
         vectors = self._vectors(provider)
         if vectors is not None:
@@ -76,7 +83,7 @@ class Router:
         completed = self.with_examples(provider, manifests, language, write=False)
         if completed is None:
             return False
-        prompt = self.prompt(completed, language)
+        prompt = self.prompt(completed, language, provider)
         if provider not in prompt.kept_by:
             cache = prefix_cache(provider)
             if cache is not None and not cache.has_prefix(prompt.prefix):
@@ -93,7 +100,7 @@ class Router:
         """The decision for ``text``, reading the conversation's ``context`` (earlier exchanges and the
         requests of the same message decided before it). Provider errors propagate; unreadable output
         becomes ``Decision.error``."""
-        prompt = self.prompt(self.with_examples(provider, manifests, language) or manifests, language)
+        prompt = self.prompt(self.with_examples(provider, manifests, language) or manifests, language, provider)
         context = context or Context()
         scored = scored_decoding(provider)
         if scored is not None:
@@ -231,6 +238,14 @@ class Router:
             form = value_form(manifest, key) if isinstance(value, str) else None
             params[key] = (form.normal(value) if form else None) or value
         return Decision(name, params)
+
+
+def _prefix_budget(provider: Provider | None, reply_room: int) -> int | None:
+    """How many tokens a tool prompt may take in ``provider``'s context; None when it does not say."""
+    n_ctx, render = getattr(provider, "n_ctx", None), getattr(provider, "render", None)
+    if not isinstance(n_ctx, int) or not callable(render):
+        return None
+    return max(n_ctx - reply_room, n_ctx // 2)
 
 
 def _followed(context: Context, text: str) -> set[str]:

@@ -10,6 +10,7 @@ class RouterOptions:
     """The decision's levers. The defaults are the values ``bench/routing`` measures best (see bench/RESULTS.md)."""
 
     few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
+    reply_room: int = 768  # tokens the tool prompt leaves free for the conversation, the message and the reply
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
     none_bias: float = 0.5  # added to the log-probability of "no tool"
     vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors

@@ -7,7 +7,7 @@ import math
 import re
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from agent.i18n import pick
 from agent.providers.base import Provider
@@ -37,17 +37,30 @@ class DecisionPrompt:
     """The router's prompt for one set of manifests: a fixed prefix (instructions and few-shot turns)
     followed by the user's message."""
 
-    def __init__(self, manifests: list[ToolManifest], language: str, options: RouterOptions):
+    def __init__(self, manifests: list[ToolManifest], language: str, options: RouterOptions,
+                 fits: Callable[[list[dict[str, str]]], bool] | None = None):
+        """``fits`` tells whether a prefix leaves the model room for the conversation, the message and
+        the reply; the few-shot turns are cut, the last rounds first, until it does."""
         self.manifests = {m.name: m for m in manifests}
         self.kept_by: weakref.WeakSet[Provider] = weakref.WeakSet()  # providers known to keep this prompt's state
         self.none = "none" if "none" not in self.manifests else "no_tool"
         listing = "\n".join(_describe(m) for m in manifests)
         text = pick(INSTRUCTIONS, language).format(tools=listing, none=self.none)
-        self.prefix: list[dict[str, str]] = [{"role": "system", "content": text}]
+        system = [{"role": "system", "content": text}]
+        turns: list[dict[str, str]] = []
         if options.few_shot:
             for message, tool in _shots(manifests, self.none, options.shots_per_tool):
-                self.prefix.append({"role": "user", "content": message})
-                self.prefix.append({"role": "assistant", "content": json.dumps({"tool": tool}, ensure_ascii=False)})
+                turns.append({"role": "user", "content": message})
+                turns.append({"role": "assistant", "content": json.dumps({"tool": tool}, ensure_ascii=False)})
+        kept = len(turns) // 2
+        if fits is not None and not fits(system + turns):
+            low, high = 0, kept - 1  # the most shots that fit: at least low, fewer than high + 1
+            while low < high:
+                middle = (low + high + 1) // 2
+                low, high = (middle, high) if fits(system + turns[: 2 * middle]) else (low, middle - 1)
+            kept = low
+        self.cut_shots = len(turns) // 2 - kept  # few-shot turns left out for room
+        self.prefix: list[dict[str, str]] = system + turns[: 2 * kept]
         self.examples = ExampleVectors({**{m.name: examples_of(m) or [m.description] for m in manifests}, self.none: NO_TOOL_MESSAGES})
         # tools that take a link: a message with one is evidence for them
         self.link_tools = {m.name for m in manifests if any(is_link(m, key) for key in m.required)}

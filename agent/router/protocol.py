@@ -98,7 +98,7 @@ class RouterProtocol:
                     self._may_chain.add(id(messages))
                 return Reply(calls=calls, raw=Completion(tool_calls=calls))
         if agent.grounded:
-            none = self.router.prompt(manifests, language).none if manifests else "none"
+            none = self.router.prompt(manifests, language, agent.provider).none if manifests else "none"
             live = self.live_data.find(agent, manifests, decision, question, language, none)
             if live is not None and live.certain:
                 text = live_data_answer(live, language)
