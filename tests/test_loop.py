@@ -174,6 +174,19 @@ def test_a_call_asked_for_again_is_not_run_again_and_the_model_answers_from_its_
     assert not provider.requests[-1].get("tools")  # the answer is asked for without tools
 
 
+def test_a_model_that_keeps_calling_where_it_was_asked_to_answer_gets_the_results_as_its_answer():
+    """Asked to answer from a result it has, a small model may ask for the call once more: the answer is
+    then made of the results, said so, and the call is not run again."""
+    provider = ScriptedProvider([ToolCall("echo", {"text": "x"}), ToolCall("echo", {"text": "x"}), ToolCall("echo", {"text": "x"})])
+    events: list[Event] = []
+    result = make_agent(provider, max_steps=4).ask("echo x", on_event=events.append)
+    assert [o.params for o in result.tool_calls] == [{"text": "x"}]
+    assert "echo: x" in result.answer and "stopped after" not in result.answer
+    assert [e.text for e in events if e.kind == "notice"] == [
+        "the model asked for its tools again instead of answering; the answer is made of the tool results"]
+    assert len(provider.requests) == 3
+
+
 def test_json_protocol_parses_repairs_once_and_reports_garbage():
     provider = ScriptedProvider(
         ['{"tool_calls": [{"name": "echo", "params": {"text": "x"}', '{"tool": "echo", "params": {"text": "x"}}', "done"],

@@ -135,7 +135,9 @@ class Agent:
             outcomes.extend(results)
             self.protocol.inject(messages, reply, results, self.language)
             reply = Reply()
-        if reply.calls and not reply.text:  # still calling tools after the budget: say so instead of nothing
+        if reply.calls and not reply.text and repeated and any(o.success for o in outcomes):
+            answer = guard.from_results(outcomes, emit)  # asked to answer, it called again: its results answer
+        elif reply.calls and not reply.text:  # still calling tools after the budget: say so instead of nothing
             answer = pick(prompts.BUDGET_EXHAUSTED, self.language).format(steps=self.max_steps)
             emit(Event("notice", text=answer))
             emit(Event("text", text=answer))

@@ -48,6 +48,12 @@ NO_ANSWER_OF_ITS_OWN = {
     "ja": "その質問には答えられません。最新の情報が必要なものなら、ツールでは調べておらず、推測で答えることもしません。",
 }
 
+CALLED_AGAIN = {
+    "en": "the model asked for its tools again instead of answering; the answer is made of the tool results",
+    "zh": "模型没有回答，而是再次要求调用工具；回答改由工具结果组成",
+    "ja": "モデルは回答せずにもう一度ツールを呼ぼうとしました。回答はツールの結果から作りました",
+}
+
 REPLACED = {
     "en": "the model's answer was not used ({problem}); the answer is made of the tool results",
     "zh": "没有采用模型的回答（{problem}），回答改由工具结果组成",
@@ -211,6 +217,14 @@ class AnswerGuard:
                 self.watcher(Event("text", text=reply.text))
             except StopAnswer:
                 pass
+
+    def from_results(self, outcomes: Sequence[ToolOutcome], emit: EventCallback) -> str:
+        """The answer made of the results, when the model kept asking for tools where it was asked
+        to answer from them (some succeeded)."""
+        emit(Event("notice", text=pick(CALLED_AGAIN, self.notice_language)))
+        answer = with_failures(compose([o for o in outcomes if o.success], self.language), outcomes, self.language)
+        emit(Event("text", text=answer))
+        return answer
 
     def finish(self, reply: Reply, outcomes: Sequence[ToolOutcome], emit: EventCallback) -> str:
         """The turn's answer, shown to the user unless it was shown already."""
