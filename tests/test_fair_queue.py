@@ -79,6 +79,10 @@ class SingleModel:
         with self._use("prepare_prefix"):
             self.kept.append(messages)
 
+    def leaves_room(self, messages, room):
+        with self._use("leaves_room"):
+            return True
+
 
 def test_the_queued_provider_declares_what_it_wraps_declares_and_no_more():
     plain = QueuedProvider(ScriptedProvider(native_tools=False), FairGate(), lambda ms: None)

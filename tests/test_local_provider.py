@@ -420,6 +420,24 @@ def test_cursor_scores_options_and_copies_values(model_file, tmp_path):
 
 
 @pytest.mark.model
+def test_a_tool_prompt_for_many_tools_is_cut_to_leave_room_in_the_context(model_file, tmp_path):
+    """Thirty tools with three examples each fill more than a 1024-token context: the router's prompt
+    keeps as many few-shot turns as leave ``reply_room`` tokens free, and a decision still runs."""
+    from agent.router import Router, RouterOptions
+    from agent.toolkit.base import ToolManifest
+
+    provider = LocalProvider(model_file, cache_dir=tmp_path, n_ctx=1024)
+    tools = [ToolManifest(f"tool_{i}", f"Looks up item {i}", {"q": "what to look up"},
+                          [f"look up item {i} for me", f"find item {i}", f"item {i} please"]) for i in range(30)]
+    router = Router(RouterOptions(reply_room=256))
+    prompt = router.prompt(tools, "en", provider)
+    assert prompt.cut_shots > 0
+    assert len(provider.render(prompt.prefix, open_reply=False)) + 256 <= 1024
+    assert provider.leaves_room(prompt.prefix, 256) and not provider.leaves_room(prompt.prefix, 1024)
+    router.decide(provider, tools, "hello", "en")  # fits: no error about the context
+
+
+@pytest.mark.model
 def test_a_restored_prefix_gives_the_same_scores_as_a_cold_one(model_file, tmp_path):
     messages = [{"role": "system", "content": "You route messages to tools: weather, calculator, or none."},
                 {"role": "user", "content": "hello"}, {"role": "assistant", "content": '{"tool": "none"}'},

@@ -410,6 +410,9 @@ class PreparingProvider(ScoringProvider):
     def prepare_prefix(self, messages):
         self.kept.append(messages)
 
+    def leaves_room(self, messages, room):
+        return True
+
 
 def test_the_tool_prompt_is_prepared_once_per_language_and_a_cold_first_decision_says_so(tmp_path):
     (tmp_path / "weather.py").write_text(BILINGUAL_TOOL, encoding="utf-8")
@@ -544,13 +547,18 @@ def test_a_short_message_after_a_tool_turn_reads_the_turn_and_leans_to_its_tool(
 
 
 class CountingProvider:
-    """Counts one token per character of the rendered messages, in a small context."""
+    """Keeps prompt prefixes; counts one token per character of the messages, in a small context."""
+
+    capabilities = Capabilities(scored_decoding=True, prefix_cache=True)
 
     def __init__(self, n_ctx: int):
         self.n_ctx = n_ctx
 
     def render(self, messages, *, open_reply=True):
         return list("".join(m["content"] for m in messages))
+
+    def leaves_room(self, messages, room):
+        return len(self.render(messages)) + room <= self.n_ctx
 
 
 def test_a_tool_prompt_too_large_for_the_context_is_cut_to_fit_later_rounds_first():

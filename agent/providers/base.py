@@ -178,6 +178,10 @@ class PrefixCache(Protocol):
         """Evaluate ``messages`` and keep their state, unless that was done before."""
         ...
 
+    def leaves_room(self, messages: list[dict[str, Any]], room: int) -> bool:
+        """Whether ``messages`` leave at least ``room`` tokens of the model's context free."""
+        ...
+
 
 def capabilities_of(provider: Any) -> Capabilities:
     """What ``provider`` declares it can do. A provider written before capabilities were declared

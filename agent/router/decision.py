@@ -45,15 +45,15 @@ class Router:
     def prompt(self, manifests: list[ToolManifest], language: str, provider: Provider | None = None) -> DecisionPrompt:
         """The prompt for these manifests; with a provider that counts tokens, one that leaves it
         ``reply_room`` tokens of its context (few-shot turns are cut when the set is large)."""
-        budget = _prefix_budget(provider, self.options.reply_room)
-        key = json.dumps([language, budget, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
+        cache = prefix_cache(provider) if provider is not None else None
+        room = self.options.reply_room if cache is not None else None
+        key = json.dumps([language, room, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
         if key not in self._prompts:
             if len(self._prompts) > 8:
                 self._prompts.clear()
             fits = None
-            if budget is not None:
-                render = getattr(provider, "render")
-                fits = lambda messages: len(render(messages, open_reply=False)) <= budget  # noqa: E731
+            if cache is not None:
+                fits = lambda messages: cache.leaves_room(messages, self.options.reply_room)  # noqa: E731
             self._prompts[key] = DecisionPrompt(manifests, language, self.options, fits)
         return self._prompts[key]
 
@@ -238,14 +238,6 @@ class Router:
             form = value_form(manifest, key) if isinstance(value, str) else None
             params[key] = (form.normal(value) if form else None) or value
         return Decision(name, params)
-
-
-def _prefix_budget(provider: Provider | None, reply_room: int) -> int | None:
-    """How many tokens a tool prompt may take in ``provider``'s context; None when it does not say."""
-    n_ctx, render = getattr(provider, "n_ctx", None), getattr(provider, "render", None)
-    if not isinstance(n_ctx, int) or not callable(render):
-        return None
-    return max(n_ctx - reply_room, n_ctx // 2)
 
 
 def _followed(context: Context, text: str) -> set[str]:

@@ -167,6 +167,10 @@ class QueuedProvider:
         with self._turn():
             self._cache().prepare_prefix(messages)
 
+    def leaves_room(self, messages: list[dict[str, Any]], room: int) -> bool:
+        with self._turn():
+            return self._cache().leaves_room(messages, room)
+
     def _vectors(self) -> SentenceVectors:
         return needed_vectors(self._provider, self.name)
 

@@ -156,6 +156,10 @@ class LocalProvider:
         with self._lock:
             return self.context.is_kept(self.render(messages, open_reply=False))
 
+    def leaves_room(self, messages: list[dict[str, Any]], room: int) -> bool:
+        """Whether ``messages`` (a fixed prompt) leave at least ``room`` tokens of the context free."""
+        return len(self.render(messages, open_reply=False)) + room <= self.n_ctx
+
     def prepare_prefix(self, messages: list[dict[str, Any]]) -> None:
         """Evaluate ``messages`` (a fixed prompt) and keep their KV state, in memory and on disk,
         unless that was done before: what :meth:`open_reply` with ``keep`` does on first use."""
