@@ -3,6 +3,7 @@ parameters written into a frame of the tool's real keys."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -16,6 +17,7 @@ from agent.providers.base import (
     scored_decoding,
     sentence_vectors,
 )
+from agent.router.candidates import ToolIndex
 from agent.router.context import Context
 from agent.router.forms import value_form
 from agent.router.options import RouterOptions
@@ -33,14 +35,16 @@ class Router:
         self.options = options or RouterOptions()
         self._prompts: dict[str, DecisionPrompt] = {}
         self.writer = ExampleWriter()
+        self._indexes: dict[str, ToolIndex] = {}
 
-    def with_examples(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool = True) -> list[ToolManifest] | None:
+    def with_examples(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool = True,
+                      partial: bool = False) -> list[ToolManifest] | None:
         """``manifests``, those without examples given examples the model wrote (see
         :mod:`agent.router.written`; for providers that score decisions, with ``write_examples``);
         None when some are not written yet and ``write`` is false."""
         if not self.options.write_examples or scored_decoding(provider) is None:
             return manifests
-        return self.writer.completed(provider, manifests, language, write)
+        return self.writer.completed(provider, manifests, language, write, partial)
 
     def prompt(self, manifests: list[ToolManifest], language: str, provider: Provider | None = None) -> DecisionPrompt:
         """The prompt for these manifests; with a provider that counts tokens, one that leaves it
@@ -64,6 +68,11 @@ class Router:
         cache = prefix_cache(provider)
         if cache is None or self.is_prepared(provider, manifests, language):
             return False
+        if len(manifests) > self.options.candidates:  # decided among candidates: their index is what is prepared
+            vectors = self._vectors(provider)
+            if vectors is not None:
+                self.index(manifests).vectors.prepare(vectors)
+            return True
         manifests = self.with_examples(provider, manifests, language) or manifests
         prompt = self.prompt(manifests, language, provider)
         cache.prepare_prefix(prompt.prefix)
@@ -80,6 +89,9 @@ class Router:
     def is_prepared(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
         """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
         Asks the provider once; a prompt it has kept is remembered."""
+        if len(manifests) > self.options.candidates:
+            vectors = self._vectors(provider)
+            return vectors is None or self.index(manifests).vectors.is_ready(vectors)
         completed = self.with_examples(provider, manifests, language, write=False)
         if completed is None:
             return False
@@ -100,12 +112,36 @@ class Router:
         """The decision for ``text``, reading the conversation's ``context`` (earlier exchanges and the
         requests of the same message decided before it). Provider errors propagate; unreadable output
         becomes ``Decision.error``."""
-        prompt = self.prompt(self.with_examples(provider, manifests, language) or manifests, language, provider)
         context = context or Context()
+        many = len(manifests) > self.options.candidates
+        if many:  # among candidates; examples the model wrote before are used, none is written now
+            manifests = self.candidates(provider, manifests, text, context)
+        completed = self.with_examples(provider, manifests, language, write=not many, partial=many)
+        prompt = self.prompt(completed or manifests, language, provider)
         scored = scored_decoding(provider)
         if scored is not None:
             return self._decide_scored(scored, self._vectors(provider), prompt, text, context)
         return self._decide_schema(provider, prompt, text, context)
+
+    def index(self, manifests: list[ToolManifest]) -> ToolIndex:
+        """The candidate index of this tool set (built once per set, a few kept)."""
+        key = hashlib.sha256(json.dumps([m.to_dict() for m in manifests], sort_keys=True, ensure_ascii=False,
+                                        default=str).encode()).hexdigest()
+        if key not in self._indexes:
+            while len(self._indexes) >= 4:
+                self._indexes.pop(next(iter(self._indexes)))
+            self._indexes[key] = ToolIndex(manifests)
+        return self._indexes[key]
+
+    def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None) -> list[ToolManifest]:
+        """``manifests`` when they are few; else the ``options.candidates`` likeliest for ``text`` (with
+        the tools it names and those of the previous exchange): :mod:`agent.router.candidates`."""
+        if len(manifests) <= self.options.candidates:
+            return manifests
+        earlier = [call.tool for call in context.exchanges[-1].calls] if context and context.exchanges else []
+        names = self.index(manifests).candidates(text, self.options.candidates, self._vectors(provider), always=earlier)
+        by_name = {m.name: m for m in manifests}
+        return [by_name[name] for name in names]
 
     def _decide_scored(
         self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt, text: str, context: Context

@@ -43,7 +43,7 @@ class DecisionPrompt:
         the reply; the few-shot turns are cut, the last rounds first, until it does."""
         self.manifests = {m.name: m for m in manifests}
         self.kept_by: weakref.WeakSet[Provider] = weakref.WeakSet()  # providers known to keep this prompt's state
-        self.none = "none" if "none" not in self.manifests else "no_tool"
+        self.none = none_label(manifests)
         listing = "\n".join(_describe(m) for m in manifests)
         text = pick(INSTRUCTIONS, language).format(tools=listing, none=self.none)
         system = [{"role": "system", "content": text}]
@@ -88,6 +88,11 @@ class DecisionPrompt:
         ]
         choices.append({"type": "object", "properties": {"tool": {"const": self.none}}, "required": ["tool"]})
         return {"anyOf": choices}
+
+
+def none_label(manifests: list[ToolManifest]) -> str:
+    """The label of the no-tool choice: ``none``, unless a tool has that name."""
+    return "no_tool" if any(m.name == "none" for m in manifests) else "none"
 
 
 def _describe(m: ToolManifest) -> str:

@@ -22,7 +22,7 @@ from agent.providers.base import Completion, ToolCallRequest
 from agent.router.context import Call, Exchange, previous_exchange
 from agent.router.decision import Router
 from agent.router.live_data import LiveDataFinder
-from agent.router.prompt import Decision
+from agent.router.prompt import Decision, none_label
 from agent.router.requests import decide_next_step, decide_requests, may_chain
 from agent.router.texts import ANSWER_LANGUAGE, GROUNDED, NOT_LOOKED_UP, PREPARING, UNREADABLE
 from agent.toolkit.base import ToolManifest
@@ -98,7 +98,7 @@ class RouterProtocol:
                     self._may_chain.add(id(messages))
                 return Reply(calls=calls, raw=Completion(tool_calls=calls))
         if agent.grounded:
-            none = self.router.prompt(manifests, language, agent.provider).none if manifests else "none"
+            none = none_label(manifests)
             live = self.live_data.find(agent, manifests, decision, question, language, none)
             if live is not None and live.certain:
                 text = live_data_answer(live, language)

@@ -121,15 +121,19 @@ class ExampleWriter:
         folder = getattr(provider, "cache_dir", None)
         return Path(folder) / "examples" / f"{key}.json" if folder else None
 
-    def completed(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool) -> list[ToolManifest] | None:
+    def completed(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool,
+                  partial: bool = False) -> list[ToolManifest] | None:
         """``manifests`` with written examples for those that have none; None when some are not written
-        yet and ``write`` is false."""
+        yet and ``write`` is false (with ``partial``, those are left without)."""
         out = []
         for m in manifests:
             if m.examples or m.extra_examples:
                 out.append(m)
                 continue
             examples = self.write(provider, m, language) if write else self.known(provider, m, language)
+            if examples is None and partial:
+                out.append(m)
+                continue
             if examples is None:
                 return None
             out.append(replace(m, extra_examples=examples))

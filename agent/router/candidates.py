@@ -1,0 +1,119 @@
+"""Retrieval before decision: from many tools, the few a message may be for.
+
+The router's prompt lists every tool with few-shot turns, which stops fitting the model's context at
+a few dozen tools. With more than ``RouterOptions.candidates`` tools, a decision is made among
+candidates only, chosen by a cheap index over each tool's name, description, parameters and examples:
+
+- **words**: BM25 over the tools' texts, words for Latin script and character pairs for Chinese and
+  Japanese (so "天气" finds a description that says "天气预报");
+- **sentence vectors**: the model's own vectors of the tools' examples (or descriptions), the same that
+  the decision weighs (:class:`~agent.router.examples.ExampleVectors`), when the provider has them.
+
+The two rankings are fused by reciprocal rank. A tool the message names (``weather_forecast``, or
+"weather forecast") and the tools of the previous exchange (for follow-ups) are always candidates.
+An index is built per tool set; adding a tool costs its own words and vectors (the provider keeps
+vectors per text), not a new prompt for the whole set.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from typing import Iterable
+
+import numpy
+
+from agent.providers.base import SentenceVectors
+from agent.router.examples import ExampleVectors, examples_of
+from agent.toolkit.base import ToolManifest
+
+#: BM25's usual constants
+_K1, _B = 1.2, 0.75
+#: reciprocal-rank fusion's constant (a rank's weight is 1 / (K + rank))
+_RRF_K = 20
+
+_LATIN = re.compile(r"[a-z0-9]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+_STOP = frozenset("a an the of to in on for and or is are be with from by at as it this that what how me my i you "
+                  "your please can could would do does get e g etc".split())
+
+
+def terms(text: str) -> list[str]:
+    """The words of ``text`` as the index compares them: Latin words (lower case, a plural's ``s``
+    dropped, snake_case split) and pairs of Chinese/Japanese characters."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
+    out = [re.sub(r"(?<=[a-z]{3})s$", "", w) for w in _LATIN.findall(text) if w not in _STOP]
+    for run in _CJK.findall(text):
+        out.extend(run[i:i + 2] for i in range(max(len(run) - 1, 1)))
+    return out
+
+
+def tool_text(m: ToolManifest) -> str:
+    """Everything the index knows of a tool."""
+    params = " ".join(f"{key} {desc}" for key, desc in (m.parameters or {}).items())
+    return " ".join([m.name, m.name, m.description, params, *examples_of(m)])
+
+
+class _Words:
+    """BM25 over one text per tool."""
+
+    def __init__(self, texts: list[str]):
+        docs = [Counter(terms(t)) for t in texts]
+        self.vocabulary = {term: i for i, term in enumerate(sorted({t for d in docs for t in d}))}
+        counts = numpy.zeros((len(docs), len(self.vocabulary)), dtype=numpy.float32)
+        for row, doc in enumerate(docs):
+            for term, n in doc.items():
+                counts[row, self.vocabulary[term]] = n
+        lengths = counts.sum(axis=1, keepdims=True)
+        average = float(lengths.mean()) if len(docs) else 1.0
+        frequency = (counts > 0).sum(axis=0)
+        self.idf = numpy.log(1.0 + (len(docs) - frequency + 0.5) / (frequency + 0.5)).astype(numpy.float32)
+        self.weights = counts * (_K1 + 1) / (counts + _K1 * (1 - _B + _B * lengths / max(average, 1e-6)))
+
+    def scores(self, text: str) -> numpy.ndarray:
+        columns = [self.vocabulary[t] for t in set(terms(text)) if t in self.vocabulary]
+        if not columns:
+            return numpy.zeros(self.weights.shape[0], dtype=numpy.float32)
+        return self.weights[:, columns] @ self.idf[columns]
+
+
+class ToolIndex:
+    """The candidate index of one tool set."""
+
+    def __init__(self, manifests: list[ToolManifest]):
+        self.names = [m.name for m in manifests]
+        self.words = _Words([tool_text(m) for m in manifests])
+        self.vectors = ExampleVectors({m.name: examples_of(m) or [m.description or m.name] for m in manifests})
+        self._spelled = {m.name: re.compile(rf"(?<![\w]){re.escape(m.name.casefold()).replace('_', '[_ ]')}(?![\w])")
+                         for m in manifests}
+
+    def ranked(self, text: str, vectors: SentenceVectors | None = None) -> list[str]:
+        """Every tool, the likeliest first."""
+        fused: dict[str, float] = dict.fromkeys(self.names, 0.0)
+        word_scores = self.words.scores(text)
+        for rank, i in enumerate(numpy.argsort(-word_scores, kind="stable")):
+            if word_scores[i] > 0:
+                fused[self.names[i]] += 1.0 / (_RRF_K + rank)
+        if vectors is not None:
+            best = self.vectors.scores(vectors, text)
+            for rank, name in enumerate(sorted(best, key=lambda n: -best[n])):
+                fused[name] += 1.0 / (_RRF_K + rank)
+        return sorted(self.names, key=lambda n: -fused[n])
+
+    def named(self, text: str) -> list[str]:
+        """The tools ``text`` names (``weather_forecast`` or "weather forecast")."""
+        folded = unicodedata.normalize("NFKC", text).casefold()
+        return [name for name, pattern in self._spelled.items() if "_" in name and pattern.search(folded)
+                or name.casefold() == folded.strip()]
+
+    def candidates(self, text: str, count: int, vectors: SentenceVectors | None = None,
+                   always: Iterable[str] = ()) -> list[str]:
+        """The ``count`` likeliest tools for ``text``, with those it names and ``always`` added."""
+        chosen = list(dict.fromkeys(n for n in [*self.named(text), *always] if n in self.names))
+        for name in self.ranked(text, vectors):
+            if len(chosen) >= count:
+                break
+            if name not in chosen:
+                chosen.append(name)
+        return chosen

@@ -1,0 +1,67 @@
+"""Retrieval before decision: with many tools, a decision is made among a few candidates."""
+
+from __future__ import annotations
+
+import re
+
+from agent.router import Router, RouterOptions
+from agent.router.candidates import ToolIndex, terms
+from agent.router.context import Call, Context, Exchange
+from agent.tools import ToolManifest
+from bench.scale.tools import generated
+from tests.test_routing import CALC, NOTES, WEATHER, ScoringProvider
+
+MANY = [WEATHER, NOTES, CALC, *generated(997)]
+
+
+def test_terms_are_words_and_character_pairs():
+    assert terms("Delete the support_tickets, please") == ["delete", "support", "ticket"]
+    assert terms("东京天气") == ["东京", "京天", "天气"]
+    assert terms("明日の天気") == ["明日", "日の", "の天", "天気"]
+
+
+def test_the_right_tool_is_among_the_candidates_of_a_thousand():
+    index = ToolIndex(MANY)
+    for text, tool in [
+        ("Delete support ticket st_31", "helpdesk_delete_support_ticket"),
+        ("How many open insurance claims are there?", "insurance_count_insurance_claim"),
+        ("What's the weather in Oslo?", "weather"),
+        ("what is 17*23", "calculator"),
+        ("Export my playlists to CSV", "music_export_playlist"),
+    ]:
+        assert tool in index.candidates(text, 16), text
+
+
+def test_a_tool_the_message_names_is_always_a_candidate():
+    index = ToolIndex(MANY)
+    assert "garden_export_garden_bed" in index.candidates("run garden_export_garden_bed since 2026-01-01", 4)
+    assert "crm_create_contact" in index.candidates("use crm create contact for Alpha", 4)
+    assert "notes" in index.candidates("hello there", 3, always=["notes"])
+
+
+def test_with_many_tools_the_decision_prompt_lists_only_the_candidates():
+    provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Oslo"])
+    router = Router(RouterOptions(candidates=8))
+    decision = router.decide(provider, MANY, "What's the weather in Oslo?", "en")
+    assert decision.tool == "weather" and decision.params == {"city": "Oslo"}
+    system = provider.opened[0][0][0]["content"]
+    listed = [line for line in system.splitlines() if re.match(r"- \w+\(", line)]
+    assert len(listed) == 8 and any(line.startswith("- weather(") for line in listed)
+
+
+def test_a_follow_up_keeps_the_previous_exchanges_tool_among_the_candidates():
+    provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Lyon"])
+    context = Context([Exchange("What's the weather in Paris?", [Call("weather", {"city": "Paris"}, "Paris: 12°C")])])
+    Router(RouterOptions(candidates=4)).decide(provider, MANY, "and Lyon?", "en", context)
+    system = provider.opened[0][0][0]["content"]
+    assert "- weather(" in system
+
+
+def test_preparing_many_tools_writes_no_examples_and_builds_no_prompt_for_them_all():
+    provider = ScoringProvider({"none": 0.0}, [])
+    provider.capabilities = type(provider.capabilities)(scored_decoding=True, prefix_cache=True)
+    provider.complete = lambda *a, **k: (_ for _ in ()).throw(AssertionError("no example may be written"))
+    provider.prepare_prefix = lambda messages: (_ for _ in ()).throw(AssertionError("no prompt for every tool"))
+    router = Router(RouterOptions(candidates=16))
+    assert router.is_prepared(provider, MANY, "en")  # nothing to prepare without sentence vectors
+    assert router.prepare(provider, MANY, "en") is False
