@@ -65,3 +65,30 @@ def test_preparing_many_tools_writes_no_examples_and_builds_no_prompt_for_them_a
     router = Router(RouterOptions(candidates=16))
     assert router.is_prepared(provider, MANY, "en")  # nothing to prepare without sentence vectors
     assert router.prepare(provider, MANY, "en") is False
+
+
+class RoomyProvider(ScoringProvider):
+    """Counts one token per character, in a context of ``n_ctx``."""
+
+    def __init__(self, scores, values, n_ctx):
+        super().__init__(scores, values)
+        self.n_ctx = n_ctx
+
+    def leaves_room(self, messages, room):
+        return sum(len(m["content"]) for m in messages) + room <= self.n_ctx
+
+
+def test_an_earlier_exchange_that_leaves_no_room_is_left_out_and_a_message_too_long_is_said():
+    from agent.providers.base import ProviderError
+    from agent.router.prompt import DecisionPrompt
+    import pytest
+
+    size = sum(len(m["content"]) for m in DecisionPrompt([WEATHER], "en", RouterOptions()).prefix)
+    long_result = "x" * 400
+    context = Context([Exchange("weather in Paris?", [Call("weather", {"city": "Paris"}, long_result)])])
+    provider = RoomyProvider({"weather": 0.0, "none": -5.0}, ["Lyon"], n_ctx=size + 300)
+    Router().decide(provider, [WEATHER], "weather in Lyon?", "en", context)
+    sent = provider.opened[0][0]
+    assert sent[-1]["content"] == "weather in Lyon?" and not any(long_result in m["content"] for m in sent)
+    with pytest.raises(ProviderError, match="the message is too long for the model's context"):
+        Router().decide(RoomyProvider({"none": 0.0}, [], n_ctx=size + 300), [WEATHER], "y" * 500, "en")

@@ -10,6 +10,7 @@ from typing import Any
 from agent.loop.replies import parse_reply
 from agent.providers.base import (
     Provider,
+    ProviderError,
     ReplyCursor,
     ScoredDecoding,
     SentenceVectors,
@@ -147,7 +148,7 @@ class Router:
         self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt, text: str, context: Context
     ) -> Decision:
         options = self.options
-        turns = context.turns(prompt.none)
+        turns = _fitting_turns(provider, prompt, text, context.turns(prompt.none))
         source = f"{text}\n{context.text()}" if context else text  # what values may be copied from
         with provider.open_reply(prompt.messages(text, turns), keep=len(prompt.prefix)) as cursor:
             quote = "" if options.model_quotes else ' "'  # the opening quote: forced, or part of each option
@@ -274,6 +275,24 @@ class Router:
             form = value_form(manifest, key) if isinstance(value, str) else None
             params[key] = (form.normal(value) if form else None) or value
         return Decision(name, params)
+
+
+#: tokens a decision's reply needs after the message (the tool's name and its values)
+DECISION_ROOM = 96
+
+
+def _fitting_turns(provider: Any, prompt: DecisionPrompt, text: str, turns: list[dict[str, str]]) -> list[dict[str, str]]:
+    """``turns`` (the earlier exchange), or none when they and the message leave the decision no room;
+    an error that says so when the message alone is too long for the model's context."""
+    leaves_room = getattr(provider, "leaves_room", None)
+    if not callable(leaves_room) or leaves_room(prompt.messages(text, turns), DECISION_ROOM):
+        return turns
+    if turns and leaves_room(prompt.messages(text), DECISION_ROOM):
+        return []  # the earlier exchange is left out: a long result, or a long message
+    raise ProviderError(
+        "the message is too long for the model's context together with the tool prompt; "
+        "shorten it or send it in parts, or raise llm.n_ctx"
+    )
 
 
 def _followed(context: Context, text: str) -> set[str]:
