@@ -39,32 +39,51 @@ def test_a_tool_the_message_names_is_always_a_candidate():
     assert "notes" in index.candidates("hello there", 3, always=["notes"])
 
 
-def test_with_many_tools_the_decision_prompt_lists_only_the_candidates():
-    provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Oslo"])
-    router = Router(RouterOptions(candidates=8))
-    decision = router.decide(provider, MANY, "What's the weather in Oslo?", "en")
-    assert decision.tool == "weather" and decision.params == {"city": "Oslo"}
-    system = provider.opened[0][0][0]["content"]
-    listed = [line for line in system.splitlines() if re.match(r"- \w+\(", line)]
-    assert len(listed) == 8 and any(line.startswith("- weather(") for line in listed)
+def listed(text: str) -> list[str]:
+    return [line[2:].split("(")[0] for line in text.splitlines() if re.match(r"- \w+\(", line)]
+
+
+def test_with_many_tools_a_decision_reads_a_fixed_core_and_the_tools_retrieved_for_the_message():
+    provider = ScoringProvider({"helpdesk_delete_support_ticket": 0.0, "none": -5.0}, ["st_31"])
+    router = Router(RouterOptions(candidates=8, retrieved=4))
+    decision = router.decide(provider, MANY, "Delete support ticket st_31", "en")
+    assert decision.tool == "helpdesk_delete_support_ticket" and decision.params == {"id": "st_31"}
+    messages = provider.opened[0][0]
+    core = listed(messages[0]["content"])
+    # the core: tools with examples of their own first, in the given order; the same for every message
+    assert core[:3] == ["weather", "notes", "calculator"] and len(core) == 4
+    assert all(m.examples for m in MANY if m.name in core)
+    turn = messages[-1]["content"]
+    assert turn.startswith("Delete support ticket st_31\n\n(Also available for this message:")
+    assert "helpdesk_delete_support_ticket" in listed(turn) and len(listed(turn)) == 4
+    # the prefix the provider keeps is the core's alone
+    keep = provider.opened[0][1]
+    other = ScoringProvider({"none": 0.0}, [])
+    router.decide(other, MANY, "Export my playlists to CSV", "en")
+    assert other.opened[0][0][:keep] == messages[:keep]
 
 
 def test_a_follow_up_keeps_the_previous_exchanges_tool_among_the_candidates():
-    provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Lyon"])
-    context = Context([Exchange("What's the weather in Paris?", [Call("weather", {"city": "Paris"}, "Paris: 12°C")])])
-    Router(RouterOptions(candidates=4)).decide(provider, MANY, "and Lyon?", "en", context)
-    system = provider.opened[0][0][0]["content"]
-    assert "- weather(" in system
+    provider = ScoringProvider({"helpdesk_delete_support_ticket": 0.0, "none": -5.0}, ["st_32"])
+    context = Context([Exchange("Delete support ticket st_31", [Call("helpdesk_delete_support_ticket", {"id": "st_31"}, "done")])])
+    Router(RouterOptions(candidates=8, retrieved=2)).decide(provider, MANY, "and st_32?", "en", context)
+    assert "helpdesk_delete_support_ticket" in listed(provider.opened[0][0][-1]["content"])
 
 
-def test_preparing_many_tools_writes_no_examples_and_builds_no_prompt_for_them_all():
+def test_preparing_many_tools_prepares_the_core_prompt_only_and_writes_no_examples():
     provider = ScoringProvider({"none": 0.0}, [])
     provider.capabilities = type(provider.capabilities)(scored_decoding=True, prefix_cache=True)
     provider.complete = lambda *a, **k: (_ for _ in ()).throw(AssertionError("no example may be written"))
-    provider.prepare_prefix = lambda messages: (_ for _ in ()).throw(AssertionError("no prompt for every tool"))
-    router = Router(RouterOptions(candidates=16))
-    assert router.is_prepared(provider, MANY, "en")  # nothing to prepare without sentence vectors
-    assert router.prepare(provider, MANY, "en") is False
+    prepared: list[list[dict]] = []
+    provider.has_prefix = lambda messages: messages in prepared
+    provider.prepare_prefix = prepared.append
+    provider.leaves_room = lambda messages, room: True
+    provider.load = lambda: None
+    router = Router(RouterOptions(candidates=16, retrieved=4))
+    assert not router.is_prepared(provider, MANY, "en")
+    assert router.prepare(provider, MANY, "en") is True
+    assert len(prepared) == 1 and len(listed(prepared[0][0]["content"])) == 12
+    assert router.is_prepared(provider, MANY, "en") and router.prepare(provider, MANY, "en") is False
 
 
 class RoomyProvider(ScoringProvider):

@@ -24,7 +24,8 @@ from agent.router.forms import value_form
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter
 from agent.router.references import is_follow_up, marked_follow_up
-from agent.router.prompt import LINK, Decision, DecisionPrompt, enum_values, value_schema
+from agent.router.examples import examples_of
+from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, value_schema
 from agent.router.values import clean_value, foreign, opening, respelled, rewrite, unstated, value_filters
 from agent.toolkit.base import ToolManifest
 
@@ -69,11 +70,10 @@ class Router:
         cache = prefix_cache(provider)
         if cache is None or self.is_prepared(provider, manifests, language):
             return False
-        if len(manifests) > self.options.candidates:  # decided among candidates: their index is what is prepared
-            vectors = self._vectors(provider)
-            if vectors is not None:
-                self.index(manifests).vectors.prepare(vectors)
-            return True
+        manifests, rest = self.split(manifests)
+        vectors = self._vectors(provider)
+        if rest and vectors is not None:  # the others are found by retrieval: their vectors are prepared
+            self.index(self._known_examples(provider, rest, language)).vectors.prepare(vectors)
         manifests = self.with_examples(provider, manifests, language) or manifests
         prompt = self.prompt(manifests, language, provider)
         cache.prepare_prefix(prompt.prefix)
@@ -90,9 +90,10 @@ class Router:
     def is_prepared(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
         """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
         Asks the provider once; a prompt it has kept is remembered."""
-        if len(manifests) > self.options.candidates:
-            vectors = self._vectors(provider)
-            return vectors is None or self.index(manifests).vectors.is_ready(vectors)
+        manifests, rest = self.split(manifests)
+        vectors = self._vectors(provider)
+        if rest and vectors is not None and not self.index(self._known_examples(provider, rest, language)).vectors.is_ready(vectors):
+            return False
         completed = self.with_examples(provider, manifests, language, write=False)
         if completed is None:
             return False
@@ -114,38 +115,65 @@ class Router:
         requests of the same message decided before it). Provider errors propagate; unreadable output
         becomes ``Decision.error``."""
         context = context or Context()
-        many = len(manifests) > self.options.candidates
-        if many:  # among candidates; examples the model wrote before are used, none is written now
-            manifests = self.candidates(provider, manifests, text, context)
-        completed = self.with_examples(provider, manifests, language, write=not many, partial=many)
-        prompt = self.prompt(completed or manifests, language, provider)
+        prompt = self.decision_prompt(provider, manifests, text, language, context)
         scored = scored_decoding(provider)
         if scored is not None:
             return self._decide_scored(scored, self._vectors(provider), prompt, text, context)
         return self._decide_schema(provider, prompt, text, context)
+
+    def decision_prompt(self, provider: Provider, manifests: list[ToolManifest], text: str, language: str,
+                        context: Context | None = None) -> DecisionPrompt | ExtendedPrompt:
+        """The prompt a decision on ``text`` is made with: the set's own, or with many tools the core's
+        and the likeliest others listed in the message's turn."""
+        core, rest = self.split(manifests)
+        prompt = self.prompt(self.with_examples(provider, core, language) or core, language, provider)
+        if not rest:
+            return prompt
+        rest = self._known_examples(provider, rest, language)
+        return ExtendedPrompt(prompt, self.extras(provider, rest, text, context), language, self.index(rest).vectors)
+
+    def _known_examples(self, provider: Provider, rest: list[ToolManifest], language: str) -> list[ToolManifest]:
+        """The tools outside the core, with the examples the model wrote for them before (none is
+        written for them now: a thousand tools would take an hour)."""
+        return self.with_examples(provider, rest, language, write=False, partial=True) or rest
 
     def index(self, manifests: list[ToolManifest]) -> ToolIndex:
         """The candidate index of this tool set (built once per set, a few kept)."""
         key = hashlib.sha256(json.dumps([m.to_dict() for m in manifests], sort_keys=True, ensure_ascii=False,
                                         default=str).encode()).hexdigest()
         if key not in self._indexes:
-            while len(self._indexes) >= 4:
+            while len(self._indexes) >= 6:
                 self._indexes.pop(next(iter(self._indexes)))
             self._indexes[key] = ToolIndex(manifests)
         return self._indexes[key]
 
-    def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None) -> list[ToolManifest]:
-        """``manifests`` when they are few; else the ``options.candidates`` likeliest for ``text`` (with
-        the tools it names and those of the previous exchange): :mod:`agent.router.candidates`."""
+    def split(self, manifests: list[ToolManifest]) -> tuple[list[ToolManifest], list[ToolManifest]]:
+        """``manifests`` and no others when they are few (``options.candidates``); else a fixed core,
+        whose prompt is prepared once (tools with examples of their own first, in the given order), and
+        the others, found by retrieval for each message (:mod:`agent.router.candidates`)."""
         if len(manifests) <= self.options.candidates:
-            return manifests
+            return manifests, []
+        size = max(self.options.candidates - self.options.retrieved, 0)
+        order = sorted(range(len(manifests)), key=lambda i: (not examples_of(manifests[i]), i))
+        core = set(order[:size])
+        return ([m for i, m in enumerate(manifests) if i in core], [m for i, m in enumerate(manifests) if i not in core])
+
+    def extras(self, provider: Provider, rest: list[ToolManifest], text: str, context: Context | None = None) -> list[ToolManifest]:
+        """The ``options.retrieved`` tools of ``rest`` likeliest for ``text``, with those it names and
+        those of the previous exchange."""
         earlier = [call.tool for call in context.exchanges[-1].calls] if context and context.exchanges else []
-        names = self.index(manifests).candidates(text, self.options.candidates, self._vectors(provider), always=earlier)
-        by_name = {m.name: m for m in manifests}
+        names = self.index(rest).candidates(text, self.options.retrieved, self._vectors(provider), always=earlier)
+        by_name = {m.name: m for m in rest}
         return [by_name[name] for name in names]
 
+    def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None) -> list[ToolManifest]:
+        """The tools a decision on ``text`` chooses among: all of them when they are few; else the core
+        and the retrieved others (see :meth:`split`)."""
+        core, rest = self.split(manifests)
+        return core + (self.extras(provider, rest, text, context) if rest else [])
+
     def _decide_scored(
-        self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt, text: str, context: Context
+        self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt | ExtendedPrompt, text: str, context: Context
     ) -> Decision:
         options = self.options
         turns = _fitting_turns(provider, prompt, text, context.turns(prompt.none))
@@ -246,7 +274,7 @@ class Router:
             return as_said
         return value
 
-    def _decide_schema(self, provider: Provider, prompt: DecisionPrompt, text: str, context: Context) -> Decision:
+    def _decide_schema(self, provider: Provider, prompt: DecisionPrompt | ExtendedPrompt, text: str, context: Context) -> Decision:
         messages = prompt.messages(text, context.turns(prompt.none))
         completion = provider.complete(messages, json_schema=prompt.schema(), max_tokens=200)
         if completion.tool_calls:  # a provider may answer with a structured call anyway
@@ -261,7 +289,7 @@ class Router:
         return Decision(None)  # {"tool": "none"}, or plain text: no tool
 
     @staticmethod
-    def _validated(prompt: DecisionPrompt, name: str, arguments: Any) -> Decision:
+    def _validated(prompt: DecisionPrompt | ExtendedPrompt, name: str, arguments: Any) -> Decision:
         if name == prompt.none:
             return Decision(None)
         manifest = prompt.manifests.get(name)
@@ -281,7 +309,7 @@ class Router:
 DECISION_ROOM = 96
 
 
-def _fitting_turns(provider: Any, prompt: DecisionPrompt, text: str, turns: list[dict[str, str]]) -> list[dict[str, str]]:
+def _fitting_turns(provider: Any, prompt: DecisionPrompt | ExtendedPrompt, text: str, turns: list[dict[str, str]]) -> list[dict[str, str]]:
     """``turns`` (the earlier exchange), or none when they and the message leave the decision no room;
     an error that says so when the message alone is too long for the model's context."""
     leaves_room = getattr(provider, "leaves_room", None)

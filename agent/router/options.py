@@ -11,7 +11,8 @@ class RouterOptions:
 
     few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
     reply_room: int = 768  # tokens the tool prompt leaves free for the conversation, the message and the reply
-    candidates: int = 16  # with more tools than this, a decision is made among this many, found by retrieval
+    candidates: int = 16  # with more tools than this, a decision is made among this many: a fixed core, and ...
+    retrieved: int = 4  # ... this many more found by retrieval for the message
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
     none_bias: float = 0.5  # added to the log-probability of "no tool"
     vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors

@@ -12,7 +12,7 @@ from typing import Any, Callable
 from agent.i18n import pick
 from agent.providers.base import Provider
 from agent.router.options import RouterOptions
-from agent.router.texts import INSTRUCTIONS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
+from agent.router.texts import INSTRUCTIONS, MORE_TOOLS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
 from agent.router.examples import ExampleVectors, examples_of
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.schema import parameter_schema
@@ -70,24 +70,60 @@ class DecisionPrompt:
         return [*self.prefix, *(context or []), {"role": "user", "content": text}]
 
     def schema(self) -> dict[str, Any]:
-        """The JSON schema of a decision: a real tool with only its own parameters, or none."""
-        choices: list[dict[str, Any]] = [
-            {
-                "type": "object",
-                "properties": {
-                    "tool": {"const": m.name},
-                    "params": {
-                        "type": "object",
-                        "properties": {key: value_schema(m, key) for key in m.parameters},
-                        "additionalProperties": False,
-                    },
+        return decision_schema(self.manifests, self.none)
+
+
+def decision_schema(manifests: dict[str, ToolManifest], none: str) -> dict[str, Any]:
+    """The JSON schema of a decision: a real tool with only its own parameters, or none."""
+    choices: list[dict[str, Any]] = [
+        {
+            "type": "object",
+            "properties": {
+                "tool": {"const": m.name},
+                "params": {
+                    "type": "object",
+                    "properties": {key: value_schema(m, key) for key in m.parameters},
+                    "additionalProperties": False,
                 },
-                "required": ["tool", "params"],
-            }
-            for m in self.manifests.values()
-        ]
-        choices.append({"type": "object", "properties": {"tool": {"const": self.none}}, "required": ["tool"]})
-        return {"anyOf": choices}
+            },
+            "required": ["tool", "params"],
+        }
+        for m in manifests.values()
+    ]
+    choices.append({"type": "object", "properties": {"tool": {"const": none}}, "required": ["tool"]})
+    return {"anyOf": choices}
+
+
+class ExtendedPrompt:
+    """A prepared prompt and, for one message, more tools found by retrieval: listed in the message's
+    turn, so that the prompt's prefix (whose state the provider keeps) stays the same for every message."""
+
+    def __init__(self, base: DecisionPrompt, extras: list[ToolManifest], language: str, vectors: ExampleVectors):
+        self.prefix = base.prefix
+        self.none = base.none
+        self.manifests = {**base.manifests, **{m.name: m for m in extras if m.name != base.none}}
+        self.link_tools = base.link_tools | {m.name for m in extras if any(is_link(m, key) for key in m.required)}
+        self.examples = _Joined(base.examples, vectors, [m.name for m in extras])
+        listing = "\n".join(_describe(m) for m in extras)
+        self.more = pick(MORE_TOOLS, language).format(tools=listing) if extras else ""
+
+    def messages(self, text: str, context: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+        said = f"{text}\n\n{self.more}" if self.more else text
+        return [*self.prefix, *(context or []), {"role": "user", "content": said}]
+
+    def schema(self) -> dict[str, Any]:
+        return decision_schema(self.manifests, self.none)
+
+
+class _Joined:
+    """The prompt's example vectors, and those of the extra tools from the index's vectors."""
+
+    def __init__(self, base: ExampleVectors, index: ExampleVectors, extras: list[str]):
+        self.base, self.index, self.extras = base, index, extras
+
+    def scores(self, provider: Any, text: str) -> dict[str, float]:
+        found = self.index.scores(provider, text) if self.extras else {}
+        return {**self.base.scores(provider, text), **{name: found.get(name, 0.0) for name in self.extras}}
 
 
 def none_label(manifests: list[ToolManifest]) -> str:

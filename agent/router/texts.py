@@ -3,6 +3,13 @@ tool (few-shot turns and lookup), the answer prompt and its notices."""
 
 from __future__ import annotations
 
+#: tools found by retrieval for one message, listed in its turn (the prompt's own tools are in the prefix)
+MORE_TOOLS = {
+    "en": "(Also available for this message:\n{tools})",
+    "zh": "（这条消息还可以用这些工具：\n{tools}）",
+    "ja": "（このメッセージには次のツールも使えます：\n{tools}）",
+}
+
 INSTRUCTIONS = {
     "en": (
         "You are a router. For each user message, reply with JSON that names the one tool that can do what "

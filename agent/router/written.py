@@ -54,6 +54,7 @@ class ExampleWriter:
 
     def __init__(self) -> None:
         self._memory: dict[str, list[str]] = {}
+        self._absent: set[str] = set()  # keys looked for on disk and not found (written here, they are found)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -68,6 +69,8 @@ class ExampleWriter:
         key = self.key(m, language, provider)
         if key in self._memory:
             return self._memory[key]
+        if key in self._absent:
+            return None
         path = self._path(provider, key)
         if path is not None and path.is_file():
             try:
@@ -76,6 +79,7 @@ class ExampleWriter:
                 return None
             self._memory[key] = examples
             return examples
+        self._absent.add(key)
         return None
 
     def write(self, provider: Provider, m: ToolManifest, language: str) -> list[str]:

@@ -1,9 +1,10 @@
 """Many tools: the same questions asked with about 10, 100 and 1,000 tools present.
 
 The questions are a fixed sample of the blind single-message set (``bench/routing/cases_blind3.yaml``:
-built-in tools and messages that need none, in English, Chinese and Japanese). The tools present are
-the built-in ones plus generated tools from thirty other domains (``bench/scale/tools.py``, a fifth
-with examples, the rest with a description and a schema only, as MCP servers send them).
+built-in tools and messages that need none, in English, Chinese and Japanese), and questions for five
+generated tools that have no examples (``bench/scale/tools.py``). The tools present are the built-in
+ones, those five, and generated tools from thirty other domains as distractors (a fifth with examples,
+the rest with a description and a schema only, as MCP servers send them).
 
 Two methods, in the same run:
 
@@ -41,7 +42,7 @@ from agent.router.requests import decide_requests
 from agent.toolkit.base import ToolManifest
 from bench.results import write_section
 from bench.routing.run import manifests_for, scored_tools
-from bench.scale.tools import generated
+from bench.scale.tools import QUESTIONS, distractors, targets
 
 CASES = Path(__file__).resolve().parent.parent / "routing" / "cases_blind3.yaml"
 
@@ -58,6 +59,8 @@ def sample(per_language: int) -> list[dict[str, Any]]:
         want_tool = per_language - want_none
         out += [tools[i * len(tools) // want_tool] for i in range(want_tool)]
         out += [nones[i * len(nones) // want_none] for i in range(want_none)]
+        out += [{"id": f"target-{language}-{tool}", "lang": language, "message": message, "tool": tool, "params": params}
+                for tool, lang, message, params in QUESTIONS if lang == language]
     return out
 
 
@@ -84,18 +87,16 @@ class Bench:
         self.every = Router(RouterOptions(candidates=10**6, write_examples=False))
 
     def tools(self, language: str, size: int) -> list[ToolManifest]:
-        builtin = manifests_for(language)
-        return builtin + generated(max(size - len(builtin), 0))
+        """The built-in tools, the target tools, and distractors up to ``size`` (at least those)."""
+        base = manifests_for(language) + targets()
+        return base + distractors(max(size - len(base), 0))
 
     def prompt_tokens(self, router: Router, manifests: list[ToolManifest], text: str, language: str) -> int:
-        chosen = router.candidates(self.provider, manifests, text, Context())
-        completed = router.with_examples(self.provider, chosen, language, write=False, partial=True) or chosen
-        prompt = router.prompt(completed, language, self.provider)
+        prompt = router.decision_prompt(self.provider, manifests, text, language)
         return len(self.provider.render(prompt.messages(text)))
 
     def run(self, router: Router, cases: list[dict[str, Any]], size: int, with_recall: bool) -> Tally:
         tally = Tally()
-        k = router.options.candidates
         for case in cases:
             language, text, expected = case["lang"], case["message"], case.get("tool")
             manifests = self.tools(language, size)
@@ -112,14 +113,15 @@ class Bench:
             tools = [d.tool for d in decisions if d.tool is not None]
             got = tools[0] if len(tools) == 1 else (None if not tools else "+".join(tools))
             if expected:
-                entry = scored_tools()[expected]
+                entry = scored_tools().get(expected)
+                manifest = entry.manifest if entry else next(m for m in manifests if m.name == expected)
                 tally.tool.append(got == expected)
-                tally.full.append(got == expected and params_match(entry.manifest, case.get("params") or {},
-                                                                   decisions[0].params, entry.tool))
-                if with_recall and len(manifests) > k:
-                    vectors = router._vectors(self.provider)
-                    ranked = router.index(manifests).candidates(text, k, vectors)
-                    tally.recall.append(expected in ranked)
+                tally.full.append(got == expected and params_match(manifest, case.get("params") or {},
+                                                                   decisions[0].params, entry.tool if entry else None))
+                _, rest = router.split(manifests)
+                if with_recall and any(m.name == expected for m in rest):  # a tool retrieval must find
+                    chosen = [m.name for m in router.candidates(self.provider, manifests, text)]
+                    tally.recall.append(expected in chosen)
             else:
                 tally.none.append(got is None)
             mark = "✓" if (got == expected) else "✗"
@@ -146,15 +148,18 @@ class Bench:
         return statistics.median(same), statistics.median(added)
 
 
-def report(rows: list[tuple[int, str, Tally, float]], adding: tuple[float, float] | None, k: int, command: str,
-           cases: int) -> str:
+def report(rows: list[tuple[int, str, Tally, float]], adding: tuple[float, float] | None, k: int, retrieved: int,
+           command: str, cases: int) -> str:
     lines = [
         "## Many tools (`bench/scale`)", "",
-        f"Command: `{command}`. {cases} questions (a third need no tool) from `bench/routing/cases_blind3.yaml`, asked with",
-        "the built-in tools plus generated tools from thirty other domains (a fifth with examples). `riverse` decides among",
-        f"{k} candidates found by retrieval once there are more than {k} tools; `every tool` puts every tool in the prompt.",
+        f"Command: `{command}`. {cases} questions: a sample of `bench/routing/cases_blind3.yaml` (built-in tools, and a",
+        "third that need no tool) and 15 for five generated tools without examples, asked with the built-in tools, those",
+        "five and generated distractors from thirty other domains (a fifth with examples). With more than",
+        f"{k} tools, `riverse` decides among a fixed core of {k - retrieved} (tools with examples first; its prompt is prepared once)",
+        f"and {retrieved} more that retrieval finds for the message; recall is over the questions whose tool is outside the core.",
+        "`every tool` puts every tool in one prompt (few-shot turns cut to fit).",
         "",
-        f"| tools | method | recall@{k} | tool | tool+params | no tool | prompt tokens (median) | median decision s | peak memory MB |",
+        f"| tools | method | recall (core + {retrieved}) | tool | tool+params | no tool | prompt tokens (median) | median decision s | peak memory MB |",
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for size, method, tally, memory in rows:
@@ -174,7 +179,7 @@ def report(rows: list[tuple[int, str, Tally, float]], adding: tuple[float, float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[16, 100, 1000])
     parser.add_argument("--per-language", type=int, default=15)
     parser.add_argument("--candidates", type=int, default=RouterOptions().candidates)
     parser.add_argument("--no-baseline", action="store_true", help="only riverse")
@@ -202,7 +207,7 @@ def main() -> None:
             rows.append((len(bench.tools("en", size)), name, tally, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
     adding = bench.after_adding_one(cases[: max(3, len(cases) // 5)], max(args.sizes))
     argv = " ".join(sys.argv[1:])
-    text = report(rows, adding, args.candidates, f".venv/bin/python -m bench.scale.run {argv}".strip(), len(cases))
+    text = report(rows, adding, args.candidates, bench.riverse.options.retrieved, f".venv/bin/python -m bench.scale.run {argv}".strip(), len(cases))
     print(text)
     if args.write:
         write_section("scale", text)

@@ -5,6 +5,8 @@ of the built-in tools' (weather, time, arithmetic, units, files, notes, the web,
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent.toolkit.base import ToolManifest
 
 DOMAINS: dict[str, tuple[str, ...]] = {
@@ -84,3 +86,37 @@ def generated(count: int) -> list[ToolManifest]:
                     required=[key for key in params if key not in ("details", "limit", "since")],
                 ))
     return out
+
+
+#: tools of the generated set that questions ask for (none has examples), with the questions:
+#: (tool, language, message, expected parameters)
+TARGETS = ("recipes_search_recipe", "parking_get_parking_fine", "music_create_playlist", "fitness_list_workout",
+           "shipping_count_parcel")
+QUESTIONS: tuple[tuple[str, str, str, dict[str, str]], ...] = (
+    ("recipes_search_recipe", "en", "Find me some recipes with chickpeas", {"query": "chickpeas"}),
+    ("recipes_search_recipe", "zh", "帮我找几个用鹰嘴豆做的菜谱", {"query": "鹰嘴豆"}),
+    ("recipes_search_recipe", "ja", "ひよこ豆を使うレシピを探して", {"query": "ひよこ豆"}),
+    ("parking_get_parking_fine", "en", "What are the details of parking fine pf_2231?", {"id": "pf_2231"}),
+    ("parking_get_parking_fine", "zh", "帮我查一下停车罚单 pf_2231 的详情", {"id": "pf_2231"}),
+    ("parking_get_parking_fine", "ja", "駐車違反 pf_2231 の詳細を見せて", {"id": "pf_2231"}),
+    ("music_create_playlist", "en", "Make a new playlist called Road Trip", {"name": "Road Trip"}),
+    ("music_create_playlist", "zh", "新建一个叫 Road Trip 的歌单", {"name": "Road Trip"}),
+    ("music_create_playlist", "ja", "Road Trip という名前のプレイリストを作って", {"name": "Road Trip"}),
+    ("fitness_list_workout", "en", "List my last 5 workouts", {"limit": "5"}),
+    ("fitness_list_workout", "zh", "列出我最近的 5 次锻炼记录", {"limit": "5"}),
+    ("fitness_list_workout", "ja", "最近のワークアウトを5件表示して", {"limit": "5"}),
+    ("shipping_count_parcel", "en", "How many parcels are marked delivered?", {"status": "delivered"}),
+    ("shipping_count_parcel", "zh", "有多少个包裹的状态是已送达？", {"status": "已送达"}),
+    ("shipping_count_parcel", "ja", "配達済みの荷物はいくつある？", {"status": "配達済み"}),
+)
+
+
+def targets() -> list[ToolManifest]:
+    """The tools the questions ask for, as they are generated, without examples."""
+    every = {m.name: m for m in generated(len(DOMAINS) * 4 * len(ACTIONS))}
+    return [replace(every[name], examples=[]) for name in TARGETS]
+
+
+def distractors(count: int) -> list[ToolManifest]:
+    """``count`` generated tools that are not targets."""
+    return [m for m in generated(count + len(TARGETS)) if m.name not in TARGETS][:count]
