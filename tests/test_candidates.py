@@ -111,3 +111,35 @@ def test_an_earlier_exchange_that_leaves_no_room_is_left_out_and_a_message_too_l
     assert sent[-1]["content"] == "weather in Lyon?" and not any(long_result in m["content"] for m in sent)
     with pytest.raises(ProviderError, match="the message is too long for the model's context"):
         Router().decide(RoomyProvider({"none": 0.0}, [], n_ctx=size + 300), [WEATHER], "y" * 500, "en")
+
+
+def test_a_remote_model_is_sent_the_likeliest_tools_not_every_schema():
+    """With native function calling, a thousand tools would be a thousand schemas on every request."""
+    from agent.loop import Agent
+    from agent.providers.fake import ScriptedProvider, ToolCall
+    from agent.router.candidates import REMOTE_TOOLS
+    from agent.storage import open_store
+    from agent.tools import BaseTool, ToolResult
+    from agent.toolkit.runtime import ToolRunner
+    from tests.test_loop import FakeRegistry
+
+    def tool_for(manifest):
+        class Generated(BaseTool):
+            def manifest(self):
+                return manifest
+
+            def execute(self, params):
+                return ToolResult(success=True, data=f"{manifest.name} done")
+        return Generated()
+
+    registry = FakeRegistry(*(tool_for(m) for m in generated(200)))
+    provider = ScriptedProvider([ToolCall("helpdesk_get_support_ticket", {"id": "st_31"}), "Here it is.",
+                                 "Done too."])
+    agent = Agent(provider, registry, runner=ToolRunner(registry, timeout=5), store=open_store(":memory:"),
+                  tool_protocol="native")
+    agent.ask("Show me the details of support ticket st_31")
+    sent = [t["function"]["name"] for t in provider.requests[0]["tools"]]
+    assert len(sent) == REMOTE_TOOLS and "helpdesk_get_support_ticket" in sent
+    # a follow-up keeps the conversation's last tool among those sent
+    agent.ask("and the other one?", conversation_id=agent.conversation_id)
+    assert "helpdesk_get_support_ticket" in [t["function"]["name"] for t in provider.requests[-1]["tools"]]

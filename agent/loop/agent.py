@@ -23,6 +23,7 @@ import agent.loop.prompts as prompts
 from agent.loop.events import Event, EventCallback, Reply, TurnResult
 from agent.loop.guard import AnswerGuard, StopAnswer, grounding_on
 from agent.loop.protocols import JsonProtocol, ToolProtocol, make_protocol
+from agent.router.candidates import REMOTE_TOOLS, narrowed
 from agent.providers.base import Provider, ToolCallRequest, ToolsUnsupportedError, capabilities_of
 from agent.storage import Store, open_store
 from agent.toolkit.base import ToolManifest, answering_in
@@ -103,7 +104,7 @@ class Agent:
         self.conversation_id = cid
         history = self.store.history(cid, self.history_turns)
         self.store.add_message(cid, "user", text)
-        manifests = self.registry.manifests()
+        manifests = self._offered(self.registry.manifests(), text, cid)
         messages = self.opening_messages(text, manifests, history)
         guard = self._guard(text)
         outcomes: list[ToolOutcome] = []
@@ -151,6 +152,17 @@ class Agent:
                 emit(Event("notice", text=pick(prompts.CUT_AT_MAX_TOKENS, self.language)))
         self.store.add_message(cid, "assistant", answer)
         return TurnResult(answer, outcomes, cid, self.protocol.name, step)
+
+    def _offered(self, manifests: list[ToolManifest], text: str, conversation_id: str) -> list[ToolManifest]:
+        """The tools a remote model is sent for this message: every one when they are few; else those
+        retrieval finds likeliest, with the conversation's last tools (the router narrows its own)."""
+        if self.protocol.name == "router" or len(manifests) <= REMOTE_TOOLS:
+            return manifests
+        try:
+            recent = [call["name"] for call in self.store.tool_calls(limit=3, conversation=conversation_id)]
+        except Exception:  # noqa: BLE001 - a store without the log gives no evidence
+            recent = []
+        return narrowed(manifests, text, REMOTE_TOOLS, recent)
 
     def _guard(self, text: str) -> AnswerGuard:
         language = detect_language(text, self.language)

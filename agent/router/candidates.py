@@ -117,3 +117,25 @@ class ToolIndex:
             if name not in chosen:
                 chosen.append(name)
         return chosen
+
+
+#: the most tools sent to a remote model in one request (native function calling, or JSON in the prompt)
+REMOTE_TOOLS = 32
+
+_INDEXES: dict[str, ToolIndex] = {}
+
+
+def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS,
+             always: Iterable[str] = ()) -> list[ToolManifest]:
+    """``manifests`` when they are ``count`` or fewer; else the ``count`` likeliest for ``text`` by
+    their words (with those it names and ``always``), in their given order: what a remote model is
+    sent instead of every tool's schema on every request."""
+    if len(manifests) <= count:
+        return manifests
+    key = "\n".join(f"{m.name}\t{m.description}\t{sorted(m.parameters)}\t{m.examples}" for m in manifests)
+    if key not in _INDEXES:
+        if len(_INDEXES) >= 4:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = ToolIndex(manifests)
+    chosen = set(_INDEXES[key].candidates(text, count, None, always))
+    return [m for m in manifests if m.name in chosen]
