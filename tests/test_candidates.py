@@ -56,8 +56,12 @@ def test_with_many_tools_a_decision_reads_a_fixed_core_and_the_tools_retrieved_f
     turn = messages[-1]["content"]
     assert turn.startswith("Delete support ticket st_31\n\n(Also available for this message:")
     assert "helpdesk_delete_support_ticket" in listed(turn) and len(listed(turn)) == 4
-    # the prefix the provider keeps is the core's alone
+    # the prefix shows a tool of the message's turn chosen, and one passed over
     keep = provider.opened[0][1]
+    shown = [m["content"] for m in messages[:keep]]
+    assert any("(Also available for this message:" in text and "restaurant_book_table" in text for text in shown)
+    assert '{"tool": "restaurant_book_table"}' in shown and '{"tool": "none"}' in shown
+    # the prefix the provider keeps is the core's alone
     other = ScoringProvider({"none": 0.0}, [])
     router.decide(other, MANY, "Export my playlists to CSV", "en")
     assert other.opened[0][0][:keep] == messages[:keep]

@@ -48,19 +48,21 @@ class Router:
             return manifests
         return self.writer.completed(provider, manifests, language, write, partial)
 
-    def prompt(self, manifests: list[ToolManifest], language: str, provider: Provider | None = None) -> DecisionPrompt:
+    def prompt(self, manifests: list[ToolManifest], language: str, provider: Provider | None = None,
+               more: bool = False) -> DecisionPrompt:
         """The prompt for these manifests; with a provider that counts tokens, one that leaves it
-        ``reply_room`` tokens of its context (few-shot turns are cut when the set is large)."""
+        ``reply_room`` tokens of its context (few-shot turns are cut when the set is large). ``more``:
+        the core of a large set, whose messages list more tools."""
         cache = prefix_cache(provider) if provider is not None else None
         room = self.options.reply_room if cache is not None else None
-        key = json.dumps([language, room, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
+        key = json.dumps([language, room, more, [m.to_dict() for m in manifests]], sort_keys=True, ensure_ascii=False, default=str)
         if key not in self._prompts:
             if len(self._prompts) > 8:
                 self._prompts.clear()
             fits = None
             if cache is not None:
                 fits = lambda messages: cache.leaves_room(messages, self.options.reply_room)  # noqa: E731
-            self._prompts[key] = DecisionPrompt(manifests, language, self.options, fits)
+            self._prompts[key] = DecisionPrompt(manifests, language, self.options, fits, more)
         return self._prompts[key]
 
     def prepare(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
@@ -75,7 +77,7 @@ class Router:
         if rest and vectors is not None:  # the others are found by retrieval: their vectors are prepared
             self.index(self._known_examples(provider, rest, language)).vectors.prepare(vectors)
         manifests = self.with_examples(provider, manifests, language) or manifests
-        prompt = self.prompt(manifests, language, provider)
+        prompt = self.prompt(manifests, language, provider, more=bool(rest))
         cache.prepare_prefix(prompt.prefix)
         vectors = self._vectors(provider)
         if vectors is not None:
@@ -97,7 +99,7 @@ class Router:
         completed = self.with_examples(provider, manifests, language, write=False)
         if completed is None:
             return False
-        prompt = self.prompt(completed, language, provider)
+        prompt = self.prompt(completed, language, provider, more=bool(rest))
         if provider not in prompt.kept_by:
             cache = prefix_cache(provider)
             if cache is not None and not cache.has_prefix(prompt.prefix):
@@ -126,7 +128,7 @@ class Router:
         """The prompt a decision on ``text`` is made with: the set's own, or with many tools the core's
         and the likeliest others listed in the message's turn."""
         core, rest = self.split(manifests)
-        prompt = self.prompt(self.with_examples(provider, core, language) or core, language, provider)
+        prompt = self.prompt(self.with_examples(provider, core, language) or core, language, provider, more=bool(rest))
         if not rest:
             return prompt
         rest = self._known_examples(provider, rest, language)

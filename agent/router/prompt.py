@@ -12,7 +12,7 @@ from typing import Any, Callable
 from agent.i18n import pick
 from agent.providers.base import Provider
 from agent.router.options import RouterOptions
-from agent.router.texts import INSTRUCTIONS, MORE_TOOLS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
+from agent.router.texts import INSTRUCTIONS, MORE_TOOLS, MORE_TOOLS_SHOTS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
 from agent.router.examples import ExampleVectors, examples_of
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.schema import parameter_schema
@@ -38,9 +38,10 @@ class DecisionPrompt:
     followed by the user's message."""
 
     def __init__(self, manifests: list[ToolManifest], language: str, options: RouterOptions,
-                 fits: Callable[[list[dict[str, str]]], bool] | None = None):
+                 fits: Callable[[list[dict[str, str]]], bool] | None = None, more: bool = False):
         """``fits`` tells whether a prefix leaves the model room for the conversation, the message and
-        the reply; the few-shot turns are cut, the last rounds first, until it does."""
+        the reply; the few-shot turns are cut, the last rounds first, until it does. ``more``: the
+        messages will list more tools (:class:`ExtendedPrompt`), which turns of their own show."""
         self.manifests = {m.name: m for m in manifests}
         self.kept_by: weakref.WeakSet[Provider] = weakref.WeakSet()  # providers known to keep this prompt's state
         self.none = none_label(manifests)
@@ -48,6 +49,11 @@ class DecisionPrompt:
         text = pick(INSTRUCTIONS, language).format(tools=listing, none=self.none)
         system = [{"role": "system", "content": text}]
         turns: list[dict[str, str]] = []
+        if more:
+            for message, listed, tool in pick(MORE_TOOLS_SHOTS, language):
+                said = f"{message}\n\n{pick(MORE_TOOLS, language).format(tools=listed)}"
+                turns.append({"role": "user", "content": said})
+                turns.append({"role": "assistant", "content": json.dumps({"tool": tool or self.none}, ensure_ascii=False)})
         if options.few_shot:
             for message, tool in _shots(manifests, self.none, options.shots_per_tool):
                 turns.append({"role": "user", "content": message})

@@ -10,6 +10,21 @@ MORE_TOOLS = {
     "ja": "（このメッセージには次のツールも使えます：\n{tools}）",
 }
 
+#: with many tools, turns that show the tools of a message's turn being chosen, or passed over:
+#: (message, the tools listed with it, the tool chosen or None)
+_MORE_LISTED = ("- restaurant_book_table(restaurant, people, time): Reserve a table at a restaurant\n"
+                "- restaurant_list_menus(restaurant): List the menus of a restaurant")
+_MORE_PASSED = ("- pet_get_profile(id): Get the profile of a pet by its ID\n"
+                "- pet_list_vet_visits(limit): List recent vet visits")
+MORE_TOOLS_SHOTS = {
+    "en": [("Book a table for two at Luigi's at 8 pm", _MORE_LISTED, "restaurant_book_table"),
+           ("Tell me a joke about cats", _MORE_PASSED, None)],
+    "zh": [("帮我在 Luigi's 订一张今晚8点的两人桌", _MORE_LISTED, "restaurant_book_table"),
+           ("讲个关于猫的笑话", _MORE_PASSED, None)],
+    "ja": [("今夜8時に Luigi's で2人の席を予約して", _MORE_LISTED, "restaurant_book_table"),
+           ("猫のジョークを言って", _MORE_PASSED, None)],
+}
+
 INSTRUCTIONS = {
     "en": (
         "You are a router. For each user message, reply with JSON that names the one tool that can do what "
