@@ -435,6 +435,9 @@ def test_a_tool_prompt_for_many_tools_is_cut_to_leave_room_in_the_context(model_
     assert len(provider.render(prompt.prefix, open_reply=False)) + 256 <= 1024
     assert provider.leaves_room(prompt.prefix, 256) and not provider.leaves_room(prompt.prefix, 1024)
     router.decide(provider, tools, "hello", "en")  # fits: no error about the context
+    too_long = [{"role": "system", "content": " ".join(f"tool{i} does thing {i}." for i in range(400))}]
+    with pytest.raises(ProviderError, match=r"the tool prompt \(\d+ tokens\) does not fit the model's context of 1024"):
+        provider.prepare_prefix(too_long)
 
 
 @pytest.mark.model

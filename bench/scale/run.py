@@ -205,6 +205,8 @@ def main() -> None:
             if not tally.failed:
                 tally = bench.run(router, cases, size, with_recall=name == "riverse")
             rows.append((len(bench.tools("en", size)), name, tally, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+            print(report(rows[-1:], None, args.candidates, bench.riverse.options.retrieved, "", len(cases)).splitlines()[-1],
+                  file=sys.stderr, flush=True)
     adding = bench.after_adding_one(cases[: max(3, len(cases) // 5)], max(args.sizes))
     argv = " ".join(sys.argv[1:])
     text = report(rows, adding, args.candidates, bench.riverse.options.retrieved, f".venv/bin/python -m bench.scale.run {argv}".strip(), len(cases))

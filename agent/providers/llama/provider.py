@@ -164,7 +164,13 @@ class LocalProvider:
         """Evaluate ``messages`` (a fixed prompt) and keep their KV state, in memory and on disk,
         unless that was done before: what :meth:`open_reply` with ``keep`` does on first use."""
         with self._lock:
-            self.context.keep(self.render(messages, open_reply=False))
+            tokens = self.render(messages, open_reply=False)
+            if len(tokens) + 16 > self.n_ctx:
+                raise ProviderError(
+                    f"the tool prompt ({len(tokens)} tokens) does not fit the model's context of {self.n_ctx} tokens; "
+                    "turn some tools off (tools: NAME: {enabled: false}), or raise llm.n_ctx"
+                )
+            self.context.keep(tokens)
 
     def embed(self, texts: list[str], *, keep: bool = False) -> Any:
         """Unit-length sentence vectors of ``texts``, one row each (a numpy array; the dot product of
