@@ -1,8 +1,11 @@
 """Retrieval before decision: from many tools, the few a message may be for.
 
 The router's prompt lists every tool with few-shot turns, which stops fitting the model's context at
-a few dozen tools. With more than ``RouterOptions.candidates`` tools, a decision is made among
-candidates only, chosen by a cheap index over each tool's name, description, parameters and examples:
+a few dozen tools. With more than ``RouterOptions.candidates`` tools, a decision reads a fixed core
+(:meth:`~agent.router.decision.Router.split`, whose prompt is prepared once) and the few others that
+this index finds for the message (``RouterOptions.retrieved``), listed in the message's turn; remote
+models are sent the likeliest tools (:func:`narrowed`). The index is cheap, over each tool's name,
+description, parameters and examples:
 
 - **words**: BM25 over the tools' texts, words for Latin script and character pairs for Chinese and
   Japanese (so "天气" finds a description that says "天气预报");
