@@ -541,6 +541,7 @@ def test_riverse_model_prepare_readies_the_tool_prompt_of_each_language(tmp_path
     monkeypatch.setattr(LocalProvider, "load", lambda self: None)
     monkeypatch.setattr(LocalProvider, "has_prefix", lambda self, messages: messages[0]["content"].startswith("You are a router"))
     monkeypatch.setattr(LocalProvider, "prepare_prefix", lambda self, messages: prepared.append(messages[0]["content"]))
+    monkeypatch.setattr(LocalProvider, "leaves_room", lambda self, messages, room: True)
     monkeypatch.setattr(LocalProvider, "has_embedded", lambda self, texts: True)
     monkeypatch.setattr(LocalProvider, "embed", lambda self, texts, keep=False: numpy.zeros((len(texts), 3)))
     env = {"RIVERSE_MODEL_PATH": str(custom)}
