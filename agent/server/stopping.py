@@ -119,6 +119,9 @@ class StoppableProvider:
         check(self._stop)
         self._cache().prepare_prefix(messages)
 
+    def leaves_room(self, messages: list[dict[str, Any]], room: int) -> bool:
+        return self._cache().leaves_room(messages, room)
+
     def _vectors(self) -> SentenceVectors:
         return needed_vectors(self._provider, self.name)
 
