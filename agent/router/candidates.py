@@ -20,6 +20,8 @@ vectors per text), not a new prompt for the whole set.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import unicodedata
 from collections import Counter
@@ -128,6 +130,17 @@ REMOTE_TOOLS = 32
 _INDEXES: dict[str, ToolIndex] = {}
 
 
+def index_for(manifests: list[ToolManifest]) -> ToolIndex:
+    """The index of this tool set, built once per set (the last six sets are kept)."""
+    key = hashlib.sha256(json.dumps([m.to_dict() for m in manifests], sort_keys=True, ensure_ascii=False,
+                                    default=str).encode()).hexdigest()
+    if key not in _INDEXES:
+        while len(_INDEXES) >= 6:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = ToolIndex(manifests)
+    return _INDEXES[key]
+
+
 def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS,
              always: Iterable[str] = ()) -> list[ToolManifest]:
     """``manifests`` when they are ``count`` or fewer; else the ``count`` likeliest for ``text`` by
@@ -135,10 +148,5 @@ def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS
     sent instead of every tool's schema on every request."""
     if len(manifests) <= count:
         return manifests
-    key = "\n".join(f"{m.name}\t{m.description}\t{sorted(m.parameters)}\t{m.examples}" for m in manifests)
-    if key not in _INDEXES:
-        if len(_INDEXES) >= 4:
-            _INDEXES.pop(next(iter(_INDEXES)))
-        _INDEXES[key] = ToolIndex(manifests)
-    chosen = set(_INDEXES[key].candidates(text, count, None, always))
+    chosen = set(index_for(manifests).candidates(text, count, None, always))
     return [m for m in manifests if m.name in chosen]

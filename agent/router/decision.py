@@ -3,7 +3,6 @@ parameters written into a frame of the tool's real keys."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -18,7 +17,7 @@ from agent.providers.base import (
     scored_decoding,
     sentence_vectors,
 )
-from agent.router.candidates import ToolIndex
+from agent.router.candidates import ToolIndex, index_for
 from agent.router.context import Context
 from agent.router.forms import value_form
 from agent.router.options import RouterOptions
@@ -37,7 +36,6 @@ class Router:
         self.options = options or RouterOptions()
         self._prompts: dict[str, DecisionPrompt] = {}
         self.writer = ExampleWriter()
-        self._indexes: dict[str, ToolIndex] = {}
 
     def with_examples(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool = True,
                       partial: bool = False) -> list[ToolManifest] | None:
@@ -140,14 +138,8 @@ class Router:
         return self.with_examples(provider, rest, language, write=False, partial=True) or rest
 
     def index(self, manifests: list[ToolManifest]) -> ToolIndex:
-        """The candidate index of this tool set (built once per set, a few kept)."""
-        key = hashlib.sha256(json.dumps([m.to_dict() for m in manifests], sort_keys=True, ensure_ascii=False,
-                                        default=str).encode()).hexdigest()
-        if key not in self._indexes:
-            while len(self._indexes) >= 6:
-                self._indexes.pop(next(iter(self._indexes)))
-            self._indexes[key] = ToolIndex(manifests)
-        return self._indexes[key]
+        """The candidate index of this tool set (:func:`~agent.router.candidates.index_for`)."""
+        return index_for(manifests)
 
     def split(self, manifests: list[ToolManifest]) -> tuple[list[ToolManifest], list[ToolManifest]]:
         """``manifests`` and no others when they are few (``options.candidates``); else a fixed core,
