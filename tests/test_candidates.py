@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.router import Router, RouterOptions
-from agent.router.candidates import ToolIndex, terms
+from agent.router.candidates import ToolIndex, narrowed, terms
 from agent.router.context import Call, Context, Exchange
 from agent.tools import ToolManifest
 from bench.scale.tools import generated
@@ -147,3 +147,51 @@ def test_a_remote_model_is_sent_the_likeliest_tools_not_every_schema():
     # a follow-up keeps the conversation's last tool among those sent
     agent.ask("and the other one?", conversation_id=agent.conversation_id)
     assert "helpdesk_get_support_ticket" in [t["function"]["name"] for t in provider.requests[-1]["tools"]]
+    # a Chinese message for tools described in English: the model says it in English first, and that is compared
+    said = "我的保险单写了什么？"
+    assert "insurance_get_insurance_policy" not in [m.name for m in narrowed(generated(200), said)]  # its own words miss it
+    provider.add("What does my insurance policy say?", ToolCall("insurance_get_insurance_policy", {"id": "ip_1"}), "好的。")
+    agent.ask(said)
+    translation, call = provider.requests[-3:-1]
+    assert translation["messages"][-1]["content"] == said and not translation.get("tools")
+    assert "insurance_get_insurance_policy" in [t["function"]["name"] for t in call["tools"]]
+
+
+def test_a_chinese_message_for_english_tools_is_also_retrieved_by_its_english_translation():
+    from agent.providers.base import Completion
+    from agent.router.candidates import needs_english
+
+    index = ToolIndex(MANY)
+    assert needs_english(index, "帮我删除工单 st_31") and not needs_english(index, "Delete support ticket st_31")
+    chinese = ToolIndex([ToolManifest("ticket_delete", "删除一张工单", {"id": "工单编号"}), *generated(20)])
+    assert not needs_english(chinese, "帮我删除工单 st_31")  # the tools speak the message's language: no translation
+
+    provider = ScoringProvider({"helpdesk_delete_support_ticket": 0.0, "none": -5.0}, ["st_31", "st_31"])  # written, copied
+    asked: list[list[dict]] = []
+
+    def complete(messages, **kwargs):
+        asked.append(messages)
+        return Completion(text=" Delete support ticket st_31 ")
+
+    provider.complete = complete
+    router = Router(RouterOptions(candidates=8, retrieved=4, retrieve_in_english=True))
+    decision = router.decide(provider, MANY, "帮我删除工单 st_31", "zh")
+    assert decision.tool == "helpdesk_delete_support_ticket"
+    assert "helpdesk_delete_support_ticket" in listed(provider.opened[0][0][-1]["content"])
+    assert len(asked) == 1 and asked[0][-1] == {"role": "user", "content": "帮我删除工单 st_31"}
+    router.candidates(provider, MANY, "帮我删除工单 st_31")
+    assert len(asked) == 1  # translated once per message
+    without = ScoringProvider({"none": 0.0}, [])
+    Router(RouterOptions(candidates=8, retrieved=4)).decide(without, MANY, "帮我删除工单 st_31", "zh")
+    assert "helpdesk_delete_support_ticket" not in listed(without.opened[0][0][-1]["content"])  # the words alone miss it
+
+
+def test_tools_for_a_remote_model_are_narrowed_by_the_message_own_words_when_its_translation_fails():
+    from agent.providers.base import ProviderError
+
+    class Down:
+        def complete(self, messages, **kwargs):
+            raise ProviderError("the server is down")
+
+    tools = narrowed(generated(200), "我的保险单写了什么？", 32, provider=Down())
+    assert len(tools) == 32  # the request for the message is where the error is said, not here

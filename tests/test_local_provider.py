@@ -193,6 +193,22 @@ def test_sentence_vectors_take_the_last_token_and_kept_ones_survive_a_restart(tm
     assert not SentenceVectorContext(_EmbeddingModel(), tmp_path, "model-b").has(["ab"])  # another model file: other vectors
 
 
+def test_a_message_weighed_several_times_is_embedded_once_and_the_memory_of_messages_is_bounded(tmp_path):
+    from agent.providers.llama.vectors import RECENT_VECTORS
+
+    model = _EmbeddingModel()
+    vectors = SentenceVectorContext(model, tmp_path, "model-a")
+    first = vectors.embed(["a message"], keep=False)
+    again = vectors.embed(["a message"], keep=False)  # the router weighs a message against several sets
+    assert model.embedded == ["a message"] and again[0] == pytest.approx(first[0])
+    assert not vectors.has(["a message"]) and not list(tmp_path.glob("vectors-*.npz"))  # still not kept
+    others = [f"message {i}" for i in range(RECENT_VECTORS)]
+    for text in others:
+        vectors.embed([text], keep=False)
+    vectors.embed(["a message"], keep=False)  # pushed out by newer messages: computed again
+    assert model.embedded.count("a message") == 2 and len(model.embedded) == RECENT_VECTORS + 2
+
+
 def test_shipped_vectors_are_used_and_not_copied_into_the_cache(tmp_path):
     shipped = tmp_path / "shipped.npz"
     numpy.savez(

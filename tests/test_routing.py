@@ -247,6 +247,21 @@ def test_none_bias_moves_the_decision():
     assert decided.tool is None and decided.scores["none"] == pytest.approx(-0.5)
 
 
+def test_a_tool_that_shares_fewer_of_the_message_words_than_another_falls_behind_it_and_no_shared_word_changes_nothing():
+    contacts = ToolManifest("crm_list_contacts", "List the contacts of the address book, newest first", {"limit": "How many"},
+                            ["List my contacts"])
+    notes = ToolManifest("notes_list", "List the user's notes, newest first", {"limit": "How many"}, ["List my notes"])
+    scores = {"crm_list_contacts": -1.0, "notes_list": -2.0, "none": -4.0}
+    said = "show me my most recent notes"
+    assert Router(RouterOptions(none_bias=0.0)).decide(ScoringProvider(scores, [""]), [contacts, notes], said, "en").tool == "crm_list_contacts"
+    decided = Router(RouterOptions(none_bias=0.0, word_weight=3.0)).decide(ScoringProvider(scores, [""]), [contacts, notes], said, "en")
+    assert decided.tool == "notes_list"  # "notes" is in its name and description: the best match, as it was
+    assert decided.scores["notes_list"] == pytest.approx(-2.0) and decided.scores["crm_list_contacts"] == pytest.approx(-4.0)
+    assert decided.scores["none"] == pytest.approx(-4.0)  # no tool is not moved by words
+    foreign = Router(RouterOptions(none_bias=0.0, word_weight=3.0)).decide(ScoringProvider(scores, [""]), [contacts, notes], "最近のメモを見せて", "en")
+    assert foreign.tool == "crm_list_contacts" and foreign.scores["notes_list"] == pytest.approx(-2.0)  # nothing shared
+
+
 def test_required_string_values_are_written_freely():
     provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo"])
     decision = Router(RouterOptions()).decide(provider, [WEATHER], "weather in Tokyo?", "en")

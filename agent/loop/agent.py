@@ -162,7 +162,7 @@ class Agent:
             recent = [call["name"] for call in self.store.tool_calls(limit=3, conversation=conversation_id)]
         except Exception:  # noqa: BLE001 - a store without the log gives no evidence
             recent = []
-        return narrowed(manifests, text, REMOTE_TOOLS, recent)
+        return narrowed(manifests, text, REMOTE_TOOLS, recent, self.provider)
 
     def _guard(self, text: str) -> AnswerGuard:
         language = detect_language(text, self.language)

@@ -12,7 +12,9 @@ description, parameters and examples:
 - **sentence vectors**: the model's own vectors of the tools' examples (or descriptions), the same that
   the decision weighs (:class:`~agent.router.examples.ExampleVectors`), when the provider has them.
 
-The two rankings are fused by reciprocal rank. A tool the message names (``weather_forecast``, or
+The two rankings are fused by reciprocal rank. A Chinese or Japanese message shares no words with tools
+described in English; for a remote model's tools it is first translated by that model
+(:func:`needs_english`, :func:`in_english`). A tool the message names (``weather_forecast``, or
 "weather forecast") and the tools of the previous exchange (for follow-ups) are always candidates.
 An index is built per tool set; adding a tool costs its own words and vectors (the provider keeps
 vectors per text), not a new prompt for the whole set.
@@ -29,7 +31,7 @@ from typing import Iterable
 
 import numpy
 
-from agent.providers.base import SentenceVectors
+from agent.providers.base import Provider, ProviderError, SentenceVectors
 from agent.router.examples import ExampleVectors, examples_of
 from agent.toolkit.base import ToolManifest
 
@@ -60,7 +62,7 @@ def tool_text(m: ToolManifest) -> str:
     return " ".join([m.name, m.name, m.description, params, *examples_of(m)])
 
 
-class _Words:
+class Words:
     """BM25 over one text per tool."""
 
     def __init__(self, texts: list[str]):
@@ -82,28 +84,38 @@ class _Words:
             return numpy.zeros(self.weights.shape[0], dtype=numpy.float32)
         return self.weights[:, columns] @ self.idf[columns]
 
+    def coverage(self, text: str) -> float:
+        """The share of ``text``'s Chinese/Japanese character pairs that some tool's text has (about 0
+        for a Chinese message and tools described in English); 1 when it has none."""
+        pairs = {t for t in terms(text) if _CJK.match(t)}
+        return sum(t in self.vocabulary for t in pairs) / len(pairs) if pairs else 1.0
+
 
 class ToolIndex:
     """The candidate index of one tool set."""
 
     def __init__(self, manifests: list[ToolManifest]):
         self.names = [m.name for m in manifests]
-        self.words = _Words([tool_text(m) for m in manifests])
+        self.words = Words([tool_text(m) for m in manifests])
         self.vectors = ExampleVectors({m.name: examples_of(m) or [m.description or m.name] for m in manifests})
         self._spelled = {m.name: re.compile(rf"(?<![\w]){re.escape(m.name.casefold()).replace('_', '[_ ]')}(?![\w])")
                          for m in manifests}
 
-    def ranked(self, text: str, vectors: SentenceVectors | None = None) -> list[str]:
-        """Every tool, the likeliest first."""
+    def ranked(self, text: str, vectors: SentenceVectors | None = None, *also: str) -> list[str]:
+        """Every tool, the likeliest first. ``also``: the message in the tools' language (see
+        :func:`needs_english`), whose words are compared instead of the message's (which share only
+        names and numbers with the tools, and the translation keeps those); vectors compare both."""
         fused: dict[str, float] = dict.fromkeys(self.names, 0.0)
-        word_scores = self.words.scores(text)
-        for rank, i in enumerate(numpy.argsort(-word_scores, kind="stable")):
-            if word_scores[i] > 0:
-                fused[self.names[i]] += 1.0 / (_RRF_K + rank)
-        if vectors is not None:
-            best = self.vectors.scores(vectors, text)
-            for rank, name in enumerate(sorted(best, key=lambda n: -best[n])):
-                fused[name] += 1.0 / (_RRF_K + rank)
+        for said in also or (text,):
+            word_scores = self.words.scores(said)
+            for rank, i in enumerate(numpy.argsort(-word_scores, kind="stable")):
+                if word_scores[i] > 0:
+                    fused[self.names[i]] += 1.0 / (_RRF_K + rank)
+        for said in (text, *also):
+            if vectors is not None:
+                best = self.vectors.scores(vectors, said)
+                for rank, name in enumerate(sorted(best, key=lambda n: -best[n])):
+                    fused[name] += 1.0 / (_RRF_K + rank)
         return sorted(self.names, key=lambda n: -fused[n])
 
     def named(self, text: str) -> list[str]:
@@ -113,15 +125,32 @@ class ToolIndex:
                 or name.casefold() == folded.strip()]
 
     def candidates(self, text: str, count: int, vectors: SentenceVectors | None = None,
-                   always: Iterable[str] = ()) -> list[str]:
-        """The ``count`` likeliest tools for ``text``, with those it names and ``always`` added."""
+                   always: Iterable[str] = (), also: Iterable[str] = ()) -> list[str]:
+        """The ``count`` likeliest tools for ``text`` (and ``also``, the same said another way), with
+        those it names and ``always`` added."""
         chosen = list(dict.fromkeys(n for n in [*self.named(text), *always] if n in self.names))
-        for name in self.ranked(text, vectors):
+        for name in self.ranked(text, vectors, *also):
             if len(chosen) >= count:
                 break
             if name not in chosen:
                 chosen.append(name)
         return chosen
+
+
+#: how a message is put to the model to be said in English, for an index whose tools are described in English
+IN_ENGLISH = "Translate the user's message into English. Reply with the translation only."
+
+
+def needs_english(index: ToolIndex, text: str) -> bool:
+    """Whether ``text`` is a Chinese or Japanese message that shares few terms with the tools' texts
+    (their descriptions are English, as most tools' are): retrieval then also reads it in English."""
+    return index.words.coverage(text) < 0.2
+
+
+def in_english(provider: Provider, text: str) -> str:
+    """``text`` translated into English by the model (one short reply)."""
+    reply = provider.complete([{"role": "system", "content": IN_ENGLISH}, {"role": "user", "content": text}], max_tokens=48)
+    return reply.text.strip()
 
 
 #: the most tools sent to a remote model in one request (native function calling, or JSON in the prompt)
@@ -142,11 +171,20 @@ def index_for(manifests: list[ToolManifest]) -> ToolIndex:
 
 
 def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS,
-             always: Iterable[str] = ()) -> list[ToolManifest]:
+             always: Iterable[str] = (), provider: Provider | None = None) -> list[ToolManifest]:
     """``manifests`` when they are ``count`` or fewer; else the ``count`` likeliest for ``text`` by
     their words (with those it names and ``always``), in their given order: what a remote model is
-    sent instead of every tool's schema on every request."""
+    sent instead of every tool's schema on every request. With ``provider``, a Chinese or Japanese
+    message for tools described in English is compared in English, as the model translates it (when
+    that request fails, by its own words)."""
     if len(manifests) <= count:
         return manifests
-    chosen = set(index_for(manifests).candidates(text, count, None, always))
+    index = index_for(manifests)
+    also: list[str] = []
+    if provider is not None and needs_english(index, text):
+        try:
+            also = [english] if (english := in_english(provider, text)) else []
+        except ProviderError:
+            pass
+    chosen = set(index.candidates(text, count, None, always, also))
     return [m for m in manifests if m.name in chosen]

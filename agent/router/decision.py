@@ -17,7 +17,7 @@ from agent.providers.base import (
     scored_decoding,
     sentence_vectors,
 )
-from agent.router.candidates import ToolIndex, index_for
+from agent.router.candidates import ToolIndex, in_english, index_for, needs_english
 from agent.router.context import Context
 from agent.router.forms import value_form
 from agent.router.options import RouterOptions
@@ -36,6 +36,7 @@ class Router:
         self.options = options or RouterOptions()
         self._prompts: dict[str, DecisionPrompt] = {}
         self.writer = ExampleWriter()
+        self._english: dict[str, str] = {}  # messages said in English for retrieval
 
     def with_examples(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool = True,
                       partial: bool = False) -> list[ToolManifest] | None:
@@ -156,9 +157,22 @@ class Router:
         """The ``options.retrieved`` tools of ``rest`` likeliest for ``text``, with those it names and
         those of the previous exchange."""
         earlier = [call.tool for call in context.exchanges[-1].calls] if context and context.exchanges else []
-        names = self.index(rest).candidates(text, self.options.retrieved, self._vectors(provider), always=earlier)
+        index = self.index(rest)
+        also = [self._in_english(provider, index, text)] if self.options.retrieve_in_english else []
+        names = index.candidates(text, self.options.retrieved, self._vectors(provider), always=earlier, also=filter(None, also))
         by_name = {m.name: m for m in rest}
         return [by_name[name] for name in names]
+
+    def _in_english(self, provider: Provider, index: ToolIndex, text: str) -> str:
+        """``text`` in English when retrieval needs it (:func:`~agent.router.candidates.needs_english`),
+        translated once per message (the last few are kept); else ""."""
+        if not needs_english(index, text):
+            return ""
+        if text not in self._english:
+            while len(self._english) >= 16:
+                del self._english[next(iter(self._english))]
+            self._english[text] = in_english(provider, text)
+        return self._english[text]
 
     def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None) -> list[ToolManifest]:
         """The tools a decision on ``text`` chooses among: all of them when they are few; else the core
@@ -178,9 +192,11 @@ class Router:
             labels = {f'{opening(quote)}{name}"': name for name in [*prompt.manifests, prompt.none]}
             logprobs = cursor.option_logprobs(list(labels))
             nearest = prompt.examples.scores(vectors, text) if vectors is not None else {}
+            shared = prompt.words(text) if options.word_weight else {}
             scores = {
                 name: logprobs[label]
                 + options.vector_weight * nearest.get(name, 0.0)
+                + options.word_weight * shared.get(name, 0.0)
                 + (
                     options.none_bias
                     if name == prompt.none

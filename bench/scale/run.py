@@ -26,7 +26,7 @@ import resource
 import statistics
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from agent.router.context import Context
 from agent.router.requests import decide_requests
 from agent.toolkit.base import ToolManifest
 from bench.results import write_section
-from bench.routing.run import manifests_for, scored_tools
+from bench.routing.run import levers, manifests_for, scored_tools
 from bench.scale.tools import QUESTIONS, distractors, targets
 
 CASES = Path(__file__).resolve().parent.parent / "routing" / "cases_blind3.yaml"
@@ -80,11 +80,11 @@ def _rate(values: list[bool]) -> str:
 
 
 class Bench:
-    def __init__(self, provider: LocalProvider, candidates: int):
+    def __init__(self, provider: LocalProvider, options: RouterOptions):
         self.provider = provider
-        self.riverse = Router(RouterOptions(candidates=candidates))
+        self.riverse = Router(options)
         # the naive baseline: every tool in the prompt; no examples are written for 1,000 tools
-        self.every = Router(RouterOptions(candidates=10**6, write_examples=False))
+        self.every = Router(replace(options, candidates=10**6, write_examples=False))
 
     def tools(self, language: str, size: int) -> list[ToolManifest]:
         """The built-in tools, the target tools, and distractors up to ``size`` (at least those)."""
@@ -183,6 +183,8 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[16, 100, 1000])
     parser.add_argument("--per-language", type=int, default=15)
     parser.add_argument("--candidates", type=int, default=RouterOptions().candidates)
+    parser.add_argument("--set", metavar="LEVER=VALUE", action="append", default=[],
+                        help="change a router lever for this run, e.g. --set retrieved=8 (see RouterOptions)")
     parser.add_argument("--no-baseline", action="store_true", help="only riverse")
     parser.add_argument("--write", action="store_true", help="replace the section of bench/RESULTS.md")
     args = parser.parse_args()
@@ -191,7 +193,7 @@ def main() -> None:
                              n_threads=settings.llm.n_threads, temperature=0.0, language="en")
     provider.load()
     cases = sample(args.per_language)
-    bench = Bench(provider, args.candidates)
+    bench = Bench(provider, replace(levers(args.set), candidates=args.candidates))
     rows: list[tuple[int, str, Tally, float]] = []
     for size in args.sizes:
         methods = [("riverse", bench.riverse)] + ([] if args.no_baseline else [("every tool", bench.every)])

@@ -20,6 +20,8 @@ from agent.providers.llama.context import shared_prefix_length
 SHIPPED_VECTORS = Path(__file__).resolve().parent / "data" / "default-model-vectors.npz"
 #: context size of the embedding context (longer texts are cut to it)
 EMBED_CTX = 512
+#: vectors of texts not kept (messages) remembered in memory, the last ones only
+RECENT_VECTORS = 16
 #: vectors kept on disk per model (about 3.5 KB each with the default model)
 MAX_KEPT_VECTORS = 20000
 
@@ -52,6 +54,7 @@ class SentenceVectorContext:
         self.path = None if cache_dir is None else cache_dir / f"vectors-{hashlib.sha256(file_key.encode()).hexdigest()[:32]}.npz"
         self.shipped = shipped  # vectors that come with Riverse (the built-in tools' texts, default model)
         self.kept: dict[str, Any] = {}
+        self._recent: dict[str, Any] = {}  # the last few vectors not kept (a message is weighed several times)
         self._own: set[str] = set()  # keys computed here (saved), as opposed to shipped ones
         self._loaded = False
 
@@ -75,11 +78,17 @@ class SentenceVectorContext:
             key = self.key(text)
             vector = self.kept.get(key)
             if vector is None:
+                vector = self._recent.get(key)
+            if vector is None:
                 vector = self._state(text)
                 vector /= float(np.linalg.norm(vector)) or 1.0
                 if keep:
                     self.kept[key], added = vector, True
                     self._own.add(key)
+                else:
+                    if len(self._recent) >= RECENT_VECTORS:
+                        del self._recent[next(iter(self._recent))]
+                    self._recent[key] = vector
             rows.append(vector)
         if added:
             self._save()
