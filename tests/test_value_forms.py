@@ -9,7 +9,7 @@ import pytest
 
 from agent.providers.base import Capabilities, Completion
 from agent.router import Router, RouterOptions
-from agent.router.forms import CURRENCY, ZONE, currency_code, iana_zone, value_form
+from agent.router.forms import CURRENCY, UNIT, ZONE, currency_code, iana_zone, unit_symbol, value_form
 from agent.router.written import TRANSLATE, ExampleWriter
 from agent.tools import ToolManifest
 from agent.toolkit.zones import zone_name
@@ -44,6 +44,12 @@ FX = ToolManifest("fx_convert", "Convert an amount between currencies",
     ("Ticker symbol, e.g. AAPL", None),
     ("The city to look up", None),
     ("Currency amount", None),
+    ("Unit symbol, e.g. km, kg, °C", UNIT),
+    ("单位符号，例如 km", UNIT),
+    ("単位の記号（例: kg）", UNIT),
+    ("SI unit of the reading", UNIT),
+    ("The unit of the value, e.g. km, lb, °F, cup, mph, GB", None),  # unit_convert's: names are welcome
+    ("Ticker symbol, e.g. AAPL", None),
 ])
 def test_the_form_is_read_from_the_parameter_description(description, form):
     manifest = ToolManifest("t", "a tool", {"p": description}, required=["p"])
@@ -67,6 +73,38 @@ def test_currency_names_become_iso_codes(said, code):
 ])
 def test_zone_names_become_iana_names(said, zone):
     assert iana_zone(said) == zone
+
+
+@pytest.mark.parametrize("said,symbol", [
+    ("kilometres", "km"), ("miles", "mi"), ("公里", "km"), ("华氏度", "°F"), ("摂氏", "°C"), ("マイル", "mi"),
+    ("Fahrenheit", "°F"), ("5 km", "km"), ("10公里", "km"), ("pounds", "lb"), ("km/h", "km/h"), ("GB", "GB"),
+    ("bananas", None), ("", None),
+])
+def test_unit_names_become_symbols(said, symbol):
+    assert unit_symbol(said) == symbol
+
+
+def test_the_built_in_unit_converter_keeps_units_as_said_in_every_language():
+    from agent.tools.unit_convert import UnitConvertTool
+    from agent.toolkit.base import answering_in
+
+    for language in ("en", "zh", "ja"):
+        with answering_in(language):
+            manifest = UnitConvertTool().manifest()
+        assert [value_form(manifest, key) for key in manifest.parameters] == [None] * len(manifest.parameters), language
+
+
+def test_units_said_in_words_are_written_as_the_symbols_the_tool_asks_for():
+    reading = ToolManifest("sensor_convert", "Convert a sensor reading",
+                           {"value": "The reading", "unit": "Unit symbol of the reading, e.g. km, °C",
+                            "target": "Unit symbol to convert to"}, ["Convert 20 °C to °F"],
+                           required=["value", "unit", "target"], parameter_types={"value": "number"})
+    provider = ScoringProvider({"sensor_convert": 0.0, "none": -5.0}, ["100", "华氏度", "摄氏度"])
+    decision = Router(RouterOptions()).decide(provider, [reading], "把 100 华氏度换算成摄氏度", "zh")
+    assert decision.params == {"value": "100", "unit": "°F", "target": "°C"}
+    provider = ScoringProvider({"sensor_convert": 0.0, "none": -5.0}, ["5", "miles", "kilometres"])
+    decision = Router(RouterOptions()).decide(provider, [reading], "convert 5 miles to kilometres", "en")
+    assert decision.params == {"value": "5", "unit": "mi", "target": "km"}
 
 
 def test_the_last_part_of_an_iana_name_is_a_city_the_zones_know():

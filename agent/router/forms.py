@@ -1,6 +1,6 @@
-"""Values in the form a parameter asks for. A parameter whose description asks for an IANA time zone
-or an ISO 4217 currency code gets one when the message says it another way: "伦敦" becomes
-``Europe/London``, "euros" ``EUR``, "日元" ``JPY``. The form is read from the parameter's description
+"""Values in the form a parameter asks for. A parameter whose description asks for an IANA time zone,
+an ISO 4217 currency code or a unit symbol gets one when the message says it another way: "伦敦"
+becomes ``Europe/London``, "euros" ``EUR``, "日元" ``JPY``, "kilometres" ``km``, "华氏度" ``°F``. The form is read from the parameter's description
 (as tools from MCP servers and OpenAPI documents state it), never from the tool's name, so it holds
 for any tool set. A value that is already in the form, or that no table knows, is left as written.
 """
@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Callable, Iterable
 
 from agent.toolkit.base import ToolManifest
+from agent.toolkit.units import find_unit, names as unit_names
 from agent.toolkit.zones import ALIASES, cities, iana_names, name_key, zone_name
 
 _CURRENCY_NAMES: dict[str, tuple[str, ...]] = {
@@ -83,6 +84,17 @@ def iana_zone(text: str) -> str | None:
     return zone_name(text) or (zone_name(text.rpartition("/")[2]) if "/" in text else None)
 
 
+def unit_symbol(text: str) -> str | None:
+    """The symbol of a unit named by its symbol or name, in any of the three languages ("miles" ->
+    ``mi``, "公里" -> ``km``, "摂氏" -> ``°C``); None when unknown."""
+    unit = find_unit(re.sub(r"^[0-9.,\s]+|[0-9.,\s]+$", "", text))  # "5 km", "10公里"
+    return unit.symbol if unit else None
+
+
+#: unit names that are also everyday English words, not looked for in a message
+_UNIT_WORDS = frozenset({"in", "st", "pt", "kt", "kn", "cup", "cc", "fps"})
+
+
 def _finder(names: Iterable[str]) -> re.Pattern[str]:
     """One pattern for every name: Latin names as whole words, others anywhere."""
     parts = sorted({n for n in names if n}, key=len, reverse=True)
@@ -98,6 +110,13 @@ def _zone_finder() -> re.Pattern[str]:
 def _currency_finder() -> re.Pattern[str]:
     names = [n for n in _CURRENCIES if len(n) > 1 or not n.isascii()]  # "$" and "元" alone, not "a"
     return _finder([*names, *(f"{n}s" for n in names if n.isascii() and n.isalpha()), *(c.casefold() for c in _CURRENCY_NAMES)])
+
+
+@lru_cache(maxsize=1)
+def _unit_finder() -> re.Pattern[str]:
+    names = {unicodedata.normalize("NFKC", n).casefold() for n in unit_names()}
+    return _finder([n for n in names if (len(n) > 1 or not n.isascii()) and n not in _UNIT_WORDS]
+                   + [f"{n}s" for n in names if n.isascii() and n.isalpha() and len(n) > 2])
 
 
 @dataclass(frozen=True)
@@ -118,6 +137,7 @@ class Form:
 
 ZONE = Form("IANA time zone", iana_zone, _zone_finder)
 CURRENCY = Form("ISO 4217 currency code", currency_code, _currency_finder)
+UNIT = Form("unit symbol", unit_symbol, _unit_finder)
 
 _ASKS_ZONE = re.compile(r"\bIANA\b|\btz ?database\b|\bOlson\b", re.IGNORECASE)
 _MENTIONS_ZONE = re.compile(r"time ?zone|时区|時區|タイムゾーン", re.IGNORECASE)
@@ -125,6 +145,8 @@ _ZONE_EXAMPLE = re.compile(r"\b(?:Africa|America|Asia|Atlantic|Australia|Europe|
 _ACCEPTS_NAMES = re.compile(r"\bcit(?:y|ies)\b|\bcountr(?:y|ies)\b|\bplace\b|城市|国家|都市|国名", re.IGNORECASE)
 _ASKS_CURRENCY = re.compile(r"ISO[\s-]?4217", re.IGNORECASE)
 _MENTIONS_CURRENCY = re.compile(r"currenc|货币|币种|幣別|通貨", re.IGNORECASE)
+_MENTIONS_UNIT = re.compile(r"\bunits?\b|单位|單位|単位", re.IGNORECASE)
+_ASKS_SYMBOL = re.compile(r"symbol|abbreviat|\bSI\b|\bUCUM\b|符号|缩写|縮寫|記号|略号|略称", re.IGNORECASE)
 _CODE_HINT = re.compile(r"\bISO\b|\bcode\b|代码|代碼|コード|\b(?:USD|EUR|JPY|GBP|CNY)\b", re.IGNORECASE)
 
 
@@ -138,4 +160,6 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
         return ZONE
     if _ASKS_CURRENCY.search(description) or (_MENTIONS_CURRENCY.search(description) and _CODE_HINT.search(description)):
         return CURRENCY
+    if _MENTIONS_UNIT.search(description) and _ASKS_SYMBOL.search(description):
+        return UNIT
     return None
