@@ -253,7 +253,8 @@ def test_a_tool_that_shares_fewer_of_the_message_words_than_another_falls_behind
     notes = ToolManifest("notes_list", "List the user's notes, newest first", {"limit": "How many"}, ["List my notes"])
     scores = {"crm_list_contacts": -1.0, "notes_list": -2.0, "none": -4.0}
     said = "show me my most recent notes"
-    assert Router(RouterOptions(none_bias=0.0)).decide(ScoringProvider(scores, [""]), [contacts, notes], said, "en").tool == "crm_list_contacts"
+    without = Router(RouterOptions(none_bias=0.0, word_weight=0.0))
+    assert without.decide(ScoringProvider(scores, [""]), [contacts, notes], said, "en").tool == "crm_list_contacts"
     decided = Router(RouterOptions(none_bias=0.0, word_weight=3.0)).decide(ScoringProvider(scores, [""]), [contacts, notes], said, "en")
     assert decided.tool == "notes_list"  # "notes" is in its name and description: the best match, as it was
     assert decided.scores["notes_list"] == pytest.approx(-2.0) and decided.scores["crm_list_contacts"] == pytest.approx(-4.0)
