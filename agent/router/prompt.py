@@ -11,9 +11,9 @@ from typing import Any, Callable
 
 from agent.i18n import pick
 from agent.providers.base import Provider
+from agent.router.candidates import Words, tool_text
 from agent.router.options import RouterOptions
 from agent.router.texts import INSTRUCTIONS, MORE_TOOLS, MORE_TOOLS_SHOTS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
-from agent.router.candidates import Words, tool_text
 from agent.router.examples import ExampleVectors, examples_of
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.schema import parameter_schema
@@ -69,7 +69,7 @@ class DecisionPrompt:
         self.cut_shots = len(turns) // 2 - kept  # few-shot turns left out for room
         self.prefix: list[dict[str, str]] = system + turns[: 2 * kept]
         self.examples = ExampleVectors({**{m.name: examples_of(m) or [m.description] for m in manifests}, self.none: NO_TOOL_MESSAGES})
-        self.words = word_match([*manifests])
+        self.words = WordMatch(manifests)
         # tools that take a link: a message with one is evidence for them
         self.link_tools = {m.name for m in manifests if any(is_link(m, key) for key in m.required)}
 
@@ -112,7 +112,7 @@ class ExtendedPrompt:
         self.manifests = {**base.manifests, **{m.name: m for m in extras if m.name != base.none}}
         self.link_tools = base.link_tools | {m.name for m in extras if any(is_link(m, key) for key in m.required)}
         self.examples = _Joined(base.examples, vectors, [m.name for m in extras])
-        self.words = word_match([*base.manifests.values(), *extras]) if extras else base.words
+        self.words = WordMatch([*base.manifests.values(), *extras]) if extras else base.words
         listing = "\n".join(_describe(m) for m in extras)
         self.more = pick(MORE_TOOLS, language).format(tools=listing) if extras else ""
 
@@ -135,22 +135,20 @@ class _Joined:
         return {**self.base.scores(provider, text), **{name: found.get(name, 0.0) for name in self.extras}}
 
 
-def word_match(manifests: list[ToolManifest]) -> Callable[[str], dict[str, float]]:
+class WordMatch:
     """Per tool, how far a message's words fall short of the best match among the tools (BM25 over
     each tool's name, description, parameters and examples): 0 for the best, -1 for a tool that shares
     none; nothing when no tool shares a word (as across languages). Only a penalty: words never make a
     tool likelier than no tool."""
-    names = [m.name for m in manifests]
-    words: list[Words] = []
 
-    def match(text: str) -> dict[str, float]:
-        if not words:
-            words.append(Words([tool_text(m) for m in manifests]))
-        scores = words[0].scores(text)
+    def __init__(self, manifests: list[ToolManifest]):
+        self.names = [m.name for m in manifests]
+        self.words = Words([tool_text(m) for m in manifests])
+
+    def __call__(self, text: str) -> dict[str, float]:
+        scores = self.words.scores(text)
         best = float(scores.max()) if len(scores) else 0.0
-        return {name: float(value) / best - 1.0 for name, value in zip(names, scores)} if best > 0 else {}
-
-    return match
+        return {name: float(value) / best - 1.0 for name, value in zip(self.names, scores)} if best > 0 else {}
 
 
 def none_label(manifests: list[ToolManifest]) -> str:
