@@ -263,6 +263,17 @@ def test_a_tool_that_shares_fewer_of_the_message_words_than_another_falls_behind
     assert foreign.tool == "crm_list_contacts" and foreign.scores["notes_list"] == pytest.approx(-2.0)  # nothing shared
 
 
+def test_a_chinese_message_does_not_judge_by_words_a_tool_described_in_english_only():
+    recipes = ToolManifest("recipes_search", "Search recipes by keyword", {"query": "Words to look for"})
+    search = ToolManifest("web_search", "搜索网页", {"query": "搜索词"}, ["帮我搜索一下菜谱"])
+    scores = {"recipes_search": -1.0, "web_search": -1.5, "none": -4.0}
+    router = Router(RouterOptions(none_bias=0.0, word_weight=3.0, write_examples=False))
+    decided = router.decide(ScoringProvider(scores, ["鹰嘴豆"]), [recipes, search], "帮我找几个用鹰嘴豆做的菜谱", "zh")
+    assert decided.tool == "recipes_search" and decided.scores["recipes_search"] == pytest.approx(-1.0)  # not judged
+    english = router.decide(ScoringProvider(scores, ["chickpea"]), [recipes, search], "find chickpea recipes", "en")
+    assert english.scores["web_search"] == pytest.approx(-4.5)  # an English message does judge the Chinese-only tool
+
+
 def test_required_string_values_are_written_freely():
     provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Tokyo"])
     decision = Router(RouterOptions()).decide(provider, [WEATHER], "weather in Tokyo?", "en")

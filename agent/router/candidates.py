@@ -41,7 +41,7 @@ _K1, _B = 1.2, 0.75
 _RRF_K = 20
 
 _LATIN = re.compile(r"[a-z0-9]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
 _STOP = frozenset("a an the of to in on for and or is are be with from by at as it this that what how me my i you "
                   "your please can could would do does get e g etc".split())
 
@@ -51,7 +51,7 @@ def terms(text: str) -> list[str]:
     dropped, snake_case split) and pairs of Chinese/Japanese characters."""
     text = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
     out = [re.sub(r"(?<=[a-z]{3})s$", "", w) for w in _LATIN.findall(text) if w not in _STOP]
-    for run in _CJK.findall(text):
+    for run in CJK.findall(text):
         out.extend(run[i:i + 2] for i in range(max(len(run) - 1, 1)))
     return out
 
@@ -87,7 +87,7 @@ class Words:
     def coverage(self, text: str) -> float:
         """The share of ``text``'s Chinese/Japanese character pairs that some tool's text has (about 0
         for a Chinese message and tools described in English); 1 when it has none."""
-        pairs = {t for t in terms(text) if _CJK.match(t)}
+        pairs = {t for t in terms(text) if CJK.match(t)}
         return sum(t in self.vocabulary for t in pairs) / len(pairs) if pairs else 1.0
 
 

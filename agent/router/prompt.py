@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from agent.i18n import pick
 from agent.providers.base import Provider
-from agent.router.candidates import Words, tool_text
+from agent.router.candidates import CJK, Words, tool_text
 from agent.router.options import RouterOptions
 from agent.router.texts import INSTRUCTIONS, MORE_TOOLS, MORE_TOOLS_SHOTS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
 from agent.router.examples import ExampleVectors, examples_of
@@ -138,17 +138,23 @@ class _Joined:
 class WordMatch:
     """Per tool, how far a message's words fall short of the best match among the tools (BM25 over
     each tool's name, description, parameters and examples): 0 for the best, -1 for a tool that shares
-    none; nothing when no tool shares a word (as across languages). Only a penalty: words never make a
-    tool likelier than no tool."""
+    none; nothing when no tool shares a word. Only a penalty: words never make a tool likelier than no
+    tool. A Chinese or Japanese message does not judge a tool whose texts have no Chinese or Japanese
+    (described in English only, it could share no word with it)."""
 
     def __init__(self, manifests: list[ToolManifest]):
         self.names = [m.name for m in manifests]
-        self.words = Words([tool_text(m) for m in manifests])
+        texts = [tool_text(m) for m in manifests]
+        self.words = Words(texts)
+        self.cjk = [bool(CJK.search(text)) for text in texts]
 
     def __call__(self, text: str) -> dict[str, float]:
         scores = self.words.scores(text)
         best = float(scores.max()) if len(scores) else 0.0
-        return {name: float(value) / best - 1.0 for name, value in zip(self.names, scores)} if best > 0 else {}
+        if best <= 0:
+            return {}
+        judged = [True] * len(self.names) if not CJK.search(text) else self.cjk
+        return {name: float(value) / best - 1.0 for name, value, ok in zip(self.names, scores, judged) if ok}
 
 
 def none_label(manifests: list[ToolManifest]) -> str:

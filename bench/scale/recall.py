@@ -1,0 +1,88 @@
+"""Retrieval recall with 1,000 tools: is the right tool among the candidates?
+
+The tools are the tool sets without examples (``bench/routing/sets/toolsets``, written as MCP servers
+describe theirs, in English), the five target tools of ``bench/scale/tools.py``, and generated
+distractors up to 1,000. The messages are every toolset case that needs a tool (all splits; retrieval
+is not tuned on them) and the scale questions, in English, Chinese and Japanese.
+
+Reported per language, as recall@k:
+
+- ``words``: BM25 over the tools' texts, what a remote model's 32 tools are chosen by (``narrowed``);
+- ``words, in English``: the same, for a Chinese or Japanese message that shares no words with the
+  tools, compared in English as the model translates it (the embedded model here; a remote model
+  translates at least as well);
+- ``words + vectors``: what the embedded model's 4 retrieved tools are chosen by (``ToolIndex.ranked``);
+- ``words + vectors, in English``: the same with the translation (``RouterOptions.retrieve_in_english``).
+
+    .venv/bin/python -m bench.scale.recall [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+
+from agent.config import load_settings
+from agent.providers.llama import LocalProvider
+from agent.router.candidates import ToolIndex, in_english, needs_english
+from bench.results import write_section
+from bench.routing.conversations import load, toolset_manifests
+from bench.scale.tools import QUESTIONS, distractors, targets
+
+METHODS = ("words", "words, in English", "words + vectors", "words + vectors, in English")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="replace the section of bench/RESULTS.md")
+    args = parser.parse_args()
+    settings = load_settings()
+    provider = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=settings.llm.n_ctx,
+                             n_threads=settings.llm.n_threads, temperature=0.0, language="en")
+    provider.load()
+    cases = [c for c in load("toolsets") if c.get("tool")]
+    pool = [m for name in sorted({c["toolset"] for c in cases}) for m in toolset_manifests(name)[0]] + targets()
+    pool += distractors(1000 - len(pool))
+    cases += [{"lang": language, "message": message, "tool": tool} for tool, language, message, _ in QUESTIONS]
+    index = ToolIndex(pool)
+    index.vectors.prepare(provider)
+    found: dict[tuple[str, str, int], list[bool]] = defaultdict(list)
+    for case in cases:
+        text, tool, language = case["message"], case["tool"], case["lang"]
+        english = [in_english(provider, text)] if needs_english(index, text) else []
+        rankings = {
+            "words": index.ranked(text),
+            "words, in English": index.ranked(text, None, *english),
+            "words + vectors": index.ranked(text, provider),
+            "words + vectors, in English": index.ranked(text, provider, *english),
+        }
+        for method, ranking in rankings.items():
+            rank = ranking.index(tool)
+            for k in (4, 32):
+                for group in (language, "all"):
+                    found[(method, group, k)].append(rank < k)
+        print(f"  {language} {tool:<32} " + " ".join(f"{rankings[m].index(tool) + 1:>4}" for m in METHODS), file=sys.stderr)
+    lines = [
+        "## Retrieval with 1,000 tools (`bench/scale/recall.py`)", "",
+        f"Command: `.venv/bin/python -m bench.scale.recall`. {len(pool)} tools described in English (the tool sets without "
+        f"examples, the scale targets, generated distractors); {len(cases)} messages that need one of them. Recall@4 is what the "
+        "embedded model's retrieved tools are chosen from; recall@32 is what a remote model is sent.", "",
+        "| method | " + " | ".join(f"{g} @4 | {g} @32" for g in ("en", "zh", "ja", "all")) + " |",
+        "| --- |" + " ---: |" * 8,
+    ]
+    for method in METHODS:
+        cells = []
+        for group in ("en", "zh", "ja", "all"):
+            for k in (4, 32):
+                hits = found[(method, group, k)]
+                cells.append(f"{100 * sum(hits) / len(hits):.1f}%")
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write:
+        write_section("scale-recall", text)
+
+
+if __name__ == "__main__":
+    main()
