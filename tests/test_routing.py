@@ -573,6 +573,21 @@ def test_a_short_message_after_a_tool_turn_reads_the_turn_and_leans_to_its_tool(
     assert Router(options).decide(ScoringProvider(scores, ["London"]), [WEATHER, NOTES], "and London?", "en").tool == "weather"
 
 
+def test_words_do_not_judge_the_previous_exchanges_tool_for_its_follow_up():
+    from agent.router.context import Call, Context, Exchange
+
+    clock = ToolManifest("current_time", "The time now", {"city": "City"}, ["What day is it tomorrow?"])
+    context = Context([Exchange("What's the weather in Tokyo?", [Call("weather", {"city": "Tokyo"}, "failed", True)])])
+    scores = {"weather": -1.0, "current_time": -1.0, "none": -2.0}
+    options = RouterOptions(none_bias=0.0, follow_weight=3.0, marked_follow_weight=0.0, word_weight=3.0)
+    decided = Router(options).decide(ScoringProvider(scores, ["Tokyo"]), [WEATHER, clock], "And tomorrow?", "en", context)
+    assert decided.tool == "weather" and decided.scores["weather"] == pytest.approx(2.0)  # the follow-up's bonus, whole
+    assert decided.scores["current_time"] == pytest.approx(-1.0)  # "tomorrow" is its best match: no penalty either
+    failed = Context([Exchange("What's the weather in Tokyo?", [Call("weather", {"city": "Tokyo"}, "refused", False)])])
+    again = Router(options).decide(ScoringProvider(scores, ["Tokyo"]), [WEATHER, clock], "And tomorrow?", "en", failed)
+    assert again.scores["weather"] == pytest.approx(-1.0)  # a failed call gets no follow-up bonus, and no penalty
+
+
 class CountingProvider:
     """Keeps prompt prefixes; counts one token per character of the messages, in a small context."""
 

@@ -192,7 +192,12 @@ class Router:
             labels = {f'{opening(quote)}{name}"': name for name in [*prompt.manifests, prompt.none]}
             logprobs = cursor.option_logprobs(list(labels))
             nearest = prompt.examples.scores(vectors, text) if vectors is not None else {}
-            shared = prompt.words(text) if options.word_weight else {}
+            followed = _followed(context, text)
+            # words do not judge the previous exchange's tools for its follow-up ("And tomorrow?" names no
+            # tool), failed calls included
+            earlier = _followed(context, text, failed=True)
+            shared = {name: value for name, value in (prompt.words(text) if options.word_weight else {}).items()
+                      if name not in earlier}
             scores = {
                 name: logprobs[label]
                 + options.vector_weight * nearest.get(name, 0.0)
@@ -205,7 +210,7 @@ class Router:
                 for label, name in labels.items()
             }
             marked = options.marked_follow_weight if marked_follow_up(text) else 0.0
-            for name in _followed(context, text):  # "伦敦呢", "now 90", "and Durban?": the same tool again
+            for name in followed:  # "伦敦呢", "now 90", "and Durban?": the same tool again
                 if name in scores:
                     scores[name] += options.follow_weight + marked
             chosen = max(scores, key=lambda name: scores[name])
@@ -333,8 +338,9 @@ def _fitting_turns(provider: Any, prompt: DecisionPrompt | ExtendedPrompt, text:
     )
 
 
-def _followed(context: Context, text: str) -> set[str]:
-    """The tools of the previous exchange, when ``text`` is short enough to be its follow-up."""
+def _followed(context: Context, text: str, failed: bool = False) -> set[str]:
+    """The tools of the previous exchange that ran (with ``failed``, also those that failed), when
+    ``text`` is short enough to be its follow-up."""
     if not context or not is_follow_up(text):
         return set()
-    return {call.tool for call in context.exchanges[-1].calls if call.ok}
+    return {call.tool for call in context.exchanges[-1].calls if call.ok or failed}

@@ -17,7 +17,7 @@ class RouterOptions:
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
     none_bias: float = 0.5  # added to the log-probability of "no tool"
     vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors
-    word_weight: float = 3.0  # times how far a tool's words fall short of the best-matching tool's (0 to -1; BM25)
+    word_weight: float = 0.0  # times how far a tool's words fall short of the best-matching tool's (0 to -1; BM25)
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
     copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
     value_forms: bool = True  # a value whose description asks for an IANA zone or a currency code is written in that form
