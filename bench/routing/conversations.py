@@ -38,13 +38,13 @@ from typing import Any
 
 import yaml
 
-from agent.config import load_settings
 from agent.evaluation.scoring import params_match
 from agent.providers.llama import LocalProvider
 from agent.router import Router
 from agent.router.context import Call, Context, Exchange
 from agent.router.requests import decide_next_step, decide_requests, may_chain
 from agent.toolkit.base import ToolManifest
+from bench.model import decision_model
 from bench.results import write_section
 from bench.routing.run import levers, manifests_for, scored_tools
 
@@ -268,10 +268,7 @@ def main() -> None:
     cases = [c for kind in (args.set or KINDS) for c in load(kind)
              if (args.split == "all" or c["split"] == args.split) and (not args.lang or c["lang"] in args.lang)
              and (not args.kind or c.get("kind") in args.kind)]
-    settings = load_settings()
-    provider = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=settings.llm.n_ctx,
-                             n_threads=settings.llm.n_threads, temperature=0.0, language="en")
-    provider.load()
+    provider = decision_model()
     methods = [args.only] if args.only else ["riverse", "message alone"]
     results = run(Bench(provider, Router(levers(args.lever))), cases, methods)
     if args.dump:

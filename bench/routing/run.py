@@ -54,6 +54,7 @@ from agent.router.requests import decide_requests
 from agent.tools import ToolRegistry
 from agent.evaluation.scoring import params_match
 from agent.loop.replies import json_end
+from bench.model import decision_model
 from bench.results import replace_line, write_section
 
 CASES = [Path(__file__).resolve().parent / name for name in ("cases.yaml", "cases_fresh.yaml", "cases_blind.yaml", "cases_blind2.yaml", "cases_blind3.yaml")]
@@ -342,9 +343,7 @@ def main() -> None:
     cases = [c for f in files for c in yaml.safe_load(f.read_text(encoding="utf-8"))
              if args.split == "all" or c["split"] == args.split]
     best = levers(args.set)
-    provider = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=settings.llm.n_ctx,
-                             n_threads=settings.llm.n_threads, temperature=0.0, language="en")
-    provider.load()  # now, to time it apart from the decisions
+    provider = decision_model(settings)  # loaded now, to time it apart from the decisions
     methods: dict[str, Any] = {"router": Router(best)}
     if args.levers:
         methods["router, no example vectors"] = Router(replace(best, vector_weight=0.0))

@@ -23,9 +23,8 @@ import argparse
 import sys
 from collections import defaultdict
 
-from agent.config import load_settings
-from agent.providers.llama import LocalProvider
 from agent.router.candidates import ToolIndex, in_english, needs_english
+from bench.model import decision_model
 from bench.results import write_section
 from bench.routing.conversations import load, toolset_manifests
 from bench.scale.tools import QUESTIONS, distractors, targets
@@ -37,10 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="replace the section of bench/RESULTS.md")
     args = parser.parse_args()
-    settings = load_settings()
-    provider = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=settings.llm.n_ctx,
-                             n_threads=settings.llm.n_threads, temperature=0.0, language="en")
-    provider.load()
+    provider = decision_model()
     cases = [c for c in load("toolsets") if c.get("tool")]
     pool = [m for name in sorted({c["toolset"] for c in cases}) for m in toolset_manifests(name)[0]] + targets()
     pool += distractors(1000 - len(pool))

@@ -32,7 +32,6 @@ from typing import Any
 
 import yaml
 
-from agent.config import load_settings
 from agent.evaluation.scoring import params_match
 from agent.providers.base import ProviderError
 from agent.providers.llama import LocalProvider
@@ -40,6 +39,7 @@ from agent.router import Router, RouterOptions
 from agent.router.context import Context
 from agent.router.requests import decide_requests
 from agent.toolkit.base import ToolManifest
+from bench.model import decision_model
 from bench.results import write_section
 from bench.routing.run import levers, manifests_for, scored_tools
 from bench.scale.tools import QUESTIONS, distractors, targets
@@ -188,10 +188,7 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true", help="only riverse")
     parser.add_argument("--write", action="store_true", help="replace the section of bench/RESULTS.md")
     args = parser.parse_args()
-    settings = load_settings()
-    provider = LocalProvider(models_dir=settings.models_dir, cache_dir=settings.home / "cache", n_ctx=settings.llm.n_ctx,
-                             n_threads=settings.llm.n_threads, temperature=0.0, language="en")
-    provider.load()
+    provider = decision_model()
     cases = sample(args.per_language)
     bench = Bench(provider, replace(levers(args.set), candidates=args.candidates))
     rows: list[tuple[int, str, Tally, float]] = []
