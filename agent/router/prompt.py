@@ -143,18 +143,21 @@ class WordMatch:
     (described in English only, it could share no word with it)."""
 
     def __init__(self, manifests: list[ToolManifest]):
-        self.names = [m.name for m in manifests]
-        texts = [tool_text(m) for m in manifests]
-        self.words = Words(texts)
-        self.cjk = [bool(CJK.search(text)) for text in texts]
+        self.manifests = manifests
+        self._index: tuple[Words, list[bool]] | None = None  # built on first use: only the lever asks
 
     def __call__(self, text: str) -> dict[str, float]:
-        scores = self.words.scores(text)
+        if self._index is None:
+            texts = [tool_text(m) for m in self.manifests]
+            self._index = Words(texts), [bool(CJK.search(t)) for t in texts]
+        words, cjk = self._index
+        names = [m.name for m in self.manifests]
+        scores = words.scores(text)
         best = float(scores.max()) if len(scores) else 0.0
         if best <= 0:
             return {}
-        judged = [True] * len(self.names) if not CJK.search(text) else self.cjk
-        return {name: float(value) / best - 1.0 for name, value, ok in zip(self.names, scores, judged) if ok}
+        judged = [True] * len(names) if not CJK.search(text) else cjk
+        return {name: float(value) / best - 1.0 for name, value, ok in zip(names, scores, judged) if ok}
 
 
 def none_label(manifests: list[ToolManifest]) -> str:
