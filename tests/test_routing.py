@@ -621,3 +621,61 @@ def test_a_tool_prompt_too_large_for_the_context_is_cut_to_fit_later_rounds_firs
     assert all(f"please do thing {i} now" in kept for i in range(12))
     # a provider that does not count tokens gets the whole prompt
     assert Router().prompt(many, "en").cut_shots == 0
+
+
+# ------------------------------------------------------------- optional values the message did not state
+RELEASE = ToolManifest(
+    "create_release", "Create a release of a repository",
+    {"repo": "Repository, owner/name", "tag_name": "The tag to release", "name": "Title of the release",
+     "body": "Release notes", "draft": "Create it as a draft", "prerelease": "Mark it as a pre-release",
+     "per_page": "Results per page"},
+    ["Release v3.1 of octo/cli"], required=["repo", "tag_name"],
+    parameter_types={"draft": {"type": "boolean", "default": False}, "prerelease": {"type": "boolean", "default": False},
+                     "per_page": {"type": "integer", "default": 30}},
+)
+
+
+def test_optional_values_that_state_nothing_are_left_out():
+    # the tag copied again as name and body, draft at its default, per_page at its default: none was said
+    provider = ScoringProvider({"create_release": 0.0, "none": -5.0, "false": -0.1, "true": -2.0},
+                               ["acme/api", "v1.0.0", "v1.0.0", "v1.0.0", "30"])
+    decision = Router().decide(provider, [RELEASE], "publish v1.0.0 of acme/api", "en")
+    assert decision.tool == "create_release"
+    assert decision.params == {"repo": "acme/api", "tag_name": "v1.0.0"}
+
+
+def test_optional_values_the_message_states_are_kept():
+    provider = ScoringProvider({"create_release": 0.0, "none": -5.0, "true": -0.1, "false": -2.0},
+                               ["acme/api", "v2.0", "Big Bang", "", "50"])
+    decision = Router().decide(provider, [RELEASE], "publish v2.0 of acme/api as 'Big Bang', a draft pre-release, 50 per page", "en")
+    assert decision.params == {"repo": "acme/api", "tag_name": "v2.0", "name": "Big Bang", "draft": "true",
+                               "prerelease": "true", "per_page": "50"}
+    # the lever off: every written value stays
+    provider = ScoringProvider({"create_release": 0.0, "none": -5.0, "false": -0.1, "true": -2.0},
+                               ["acme/api", "v1.0.0", "v1.0.0", "", "30"])
+    decision = Router(RouterOptions(leave_out_unsaid=False)).decide(provider, [RELEASE], "publish v1.0.0 of acme/api", "en")
+    assert decision.params == {"repo": "acme/api", "tag_name": "v1.0.0", "name": "v1.0.0", "draft": "false",
+                               "prerelease": "false", "per_page": "30"}
+
+
+@pytest.mark.parametrize("value,others,held", [
+    ("acme", ["acme/webapp"], True),          # a piece of another value, as a whole word
+    ("acme/webapp", ["acme", "webapp"], True),  # made of other values
+    ("tom@acme.com", ["tom@acme.com, li@acme.com"], True),
+    ("Board Review", ["board review"], True),  # case and width do not matter
+    ("重新打开", ["把 issue 重新打开"], True),      # Chinese has no spaces: any part
+    ("1", ["2026-12-01"], False),             # not a whole word of it
+    ("app", ["webapp"], False),
+    ("acme/cli", ["acme", "webapp"], False),  # one word of it is new
+    ("", ["anything"], False),
+])
+def test_a_value_held_by_other_parameters(value, others, held):
+    from agent.router.values import _held
+    assert _held(value, others) is held
+
+
+def test_a_parameter_left_out_scores_as_its_default():
+    from agent.evaluation.scoring import params_match
+    assert params_match(RELEASE, {"draft": False, "per_page": 30}, {"repo": "a/b", "tag_name": "v1"})
+    assert not params_match(RELEASE, {"draft": True}, {"repo": "a/b", "tag_name": "v1"})
+    assert not params_match(RELEASE, {"name": "x"}, {"repo": "a/b", "tag_name": "v1"})  # no default: missing

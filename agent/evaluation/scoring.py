@@ -27,11 +27,12 @@ from agent.toolkit.schema import ParameterError, coerce_params, parameter_schema
 def params_match(
     manifest: ToolManifest, expected: dict[str, Any] | None, chosen: dict[str, Any], tool: BaseTool | None = None
 ) -> bool:
-    """True when every expected parameter was chosen with an acceptable value (extra keys are ignored)."""
+    """True when every expected parameter was chosen with an acceptable value (extra keys are ignored;
+    a parameter left out counts as its schema's default, which the tool gets)."""
     for name, want in (expected or {}).items():
         array = _type_of(manifest, name) == "array"
         alternatives = want if isinstance(want, list) and not array else [want]
-        got = _coerced(manifest, name, chosen.get(name))
+        got = _coerced(manifest, name, chosen.get(name, _default(manifest, name)))
         if not any(value_matches(manifest, name, _coerced(manifest, name, alt), got, tool) for alt in alternatives):
             return False
     return True
@@ -49,6 +50,12 @@ def value_matches(manifest: ToolManifest, key: str, expected: Any, got: Any, too
         a, b = _number(expected), _number(got)
         return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
     return _contains(expected, got)
+
+
+def _default(manifest: ToolManifest, key: str) -> Any:
+    """The default of ``manifest``'s parameter ``key`` (None when its schema names none)."""
+    spec = (manifest.parameter_types or {}).get(key)
+    return spec.get("default") if isinstance(spec, dict) else None
 
 
 def _type_of(manifest: ToolManifest, key: str) -> str | None:

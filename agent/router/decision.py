@@ -25,7 +25,7 @@ from agent.router.written import ExampleWriter
 from agent.router.references import is_follow_up, marked_follow_up
 from agent.router.examples import examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, value_schema
-from agent.router.values import clean_value, foreign, opening, respelled, rewrite, unstated, value_filters
+from agent.router.values import clean_value, foreign, opening, respelled, rewrite, unsaid_left_out, unstated, value_filters
 from agent.toolkit.base import ToolManifest
 
 
@@ -236,6 +236,8 @@ class Router:
                 elif key in manifest.required:  # nothing in the message for it: the tool cannot be called
                     no_tool.declined, no_tool.missing = chosen, key
                     return no_tool
+        if options.leave_out_unsaid:
+            params = unsaid_left_out(manifest, params)
         return Decision(chosen, params, scores, model, nearest)
 
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
@@ -303,8 +305,7 @@ class Router:
             return Decision(None, error=parsed.error)
         return Decision(None)  # {"tool": "none"}, or plain text: no tool
 
-    @staticmethod
-    def _validated(prompt: DecisionPrompt | ExtendedPrompt, name: str, arguments: Any) -> Decision:
+    def _validated(self, prompt: DecisionPrompt | ExtendedPrompt, name: str, arguments: Any) -> Decision:
         if name == prompt.none:
             return Decision(None)
         manifest = prompt.manifests.get(name)
@@ -317,7 +318,7 @@ class Router:
         for key, value in params.items():
             form = value_form(manifest, key) if isinstance(value, str) else None
             params[key] = (form.normal(value) if form else None) or value
-        return Decision(name, params)
+        return Decision(name, unsaid_left_out(manifest, params) if self.options.leave_out_unsaid else params)
 
 
 #: tokens a decision's reply needs after the message (the tool's name and its values)

@@ -19,6 +19,7 @@ class RouterOptions:
     vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors
     word_weight: float = 0.0  # times how far a tool's words fall short of the best-matching tool's (0 to -1; BM25)
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
+    leave_out_unsaid: bool = True  # an optional value equal to its default, or already another parameter's, is left out
     copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
     value_forms: bool = True  # a value whose description asks for an IANA zone or a currency code is written in that form
     copy_numbers: bool = True  # a required number, when the message has digits: copied from the message

@@ -10,6 +10,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from agent.i18n import detect_language
+from agent.router.candidates import CJK
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, is_link, value_schema
 from agent.toolkit.base import ToolManifest
@@ -33,6 +34,56 @@ def value_filters(manifest: ToolManifest, key: str, message: str, options: Route
     elif numeric and options.copy_numbers and re.search(r"[0-9]", message):
         filters["copy_from"] = message  # a number the message states (not one from the examples)
     return filters
+
+
+def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` without the optional values that state nothing: one equal to the parameter's
+    default (the tool gets it anyway: "draft": false, "state": "open"), and a piece of the message
+    that another parameter already holds (a tag copied again as the release's name and body, an
+    attendee's address as a start date). A message's words state one value, not two."""
+    kept: dict[str, Any] = {}
+    for key, value in params.items():
+        if key in manifest.required:
+            kept[key] = value
+            continue
+        schema = value_schema(manifest, key)
+        if "default" in schema and _same(value, schema["default"]):
+            continue
+        others = [str(other) for other_key, other in params.items()
+                  if other_key != key and (other_key in manifest.required or other_key in kept)]
+        if schema.get("type", "string") in ("string", "array") and "enum" not in schema and isinstance(value, str) \
+                and _held(value, others):
+            continue
+        kept[key] = value
+    return kept
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether a written value (a string: "false", "10", "open") is ``default``."""
+    if isinstance(default, bool):
+        return str(value).strip().casefold() == ("true" if default else "false")
+    if isinstance(default, (int, float)):
+        try:
+            return float(str(value).replace(",", "")) == float(default)
+        except ValueError:
+            return False
+    return isinstance(default, str) and str(value).strip().casefold() == default.strip().casefold()
+
+
+def _held(value: str, others: list[str]) -> bool:
+    """Whether the other values hold ``value``: each of its words is a whole word of one of them
+    ("acme" of "acme/webapp", "acme/webapp" of "acme" and "webapp"); a Chinese or Japanese value,
+    which has no spaces, as any part of one."""
+    value = _casefold(value)
+    folded = [_casefold(other) for other in others]
+    if CJK.search(value):
+        return any(value in other for other in folded)
+    words = re.findall(r"\w+", value)
+    return bool(words) and all(any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", other) for other in folded) for word in words)
+
+
+def _casefold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().strip()
 
 
 def foreign(value: str, message: str) -> bool:

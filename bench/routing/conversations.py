@@ -61,6 +61,7 @@ class Outcome:
     right: bool = False
     tool_right: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    unasked: bool | None = None  # a call of an expected tool states a value the case does not ask for (None: no such call)
 
 
 # ------------------------------------------------------------------------------------------ cases
@@ -126,6 +127,18 @@ def matches(expected: list[dict[str, Any]], got: list[tuple[str, dict[str, Any]]
     return not left, tools_right
 
 
+def unasked(expected: list[dict[str, Any]], got: list[tuple[str, dict[str, Any]]]) -> bool | None:
+    """Whether a call of an expected tool carries a parameter that no expected call of it names (an
+    optional value the message did not state); None when no call is of an expected tool."""
+    asked: dict[str, set[str]] = {}
+    for want in expected:
+        asked.setdefault(want["tool"], set()).update(want.get("params") or {})
+    mine = [params for name, params in got if name in asked]
+    if not mine:
+        return None
+    return any(set(params) - asked[name] for name, params in got if name in asked)
+
+
 def _params_ok(entry: Any, expected: dict[str, Any], params: dict[str, Any]) -> bool:
     if entry is None:
         return False
@@ -166,7 +179,7 @@ class Bench:
                 calls.append(step)
         seconds = time.perf_counter() - started
         right, tool_right = matches(expected_calls(case), calls, scorers)
-        return Outcome(case, method, calls, seconds, right, tool_right)
+        return Outcome(case, method, calls, seconds, right, tool_right, unasked=unasked(expected_calls(case), calls))
 
 
     def second_step(self, case: dict[str, Any], manifests: list[ToolManifest], scorers: dict[str, Any],
@@ -220,8 +233,8 @@ def groups(cases_of: list[Outcome]) -> list[tuple[str, list[Outcome]]]:
 
 
 def table(results: dict[str, list[Outcome]]) -> list[str]:
-    lines = ["| cases | n | method | all calls right | tools right | no tool right | median s |",
-             "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+    lines = ["| cases | n | method | all calls right | tools right | no tool right | values not asked for | median s |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
     methods = list(results)
     for label, outcomes in groups(results[methods[0]]):
         ids = {o.case["id"] for o in outcomes}
@@ -229,8 +242,10 @@ def table(results: dict[str, list[Outcome]]) -> list[str]:
             chosen = [o for o in results[method] if o.case["id"] in ids]
             nones = [o for o in chosen if not expected_calls(o.case)]
             median = statistics.median(o.seconds for o in chosen)
+            unasked_ = [o.unasked for o in chosen if o.unasked is not None]
             lines.append(f"| {label} | {len(chosen)} | {method} | {_rate([o.right for o in chosen])} "
-                         f"| {_rate([o.tool_right for o in chosen])} | {_rate([o.right for o in nones])} | {median:.2f} |")
+                         f"| {_rate([o.tool_right for o in chosen])} | {_rate([o.right for o in nones])} "
+                         f"| {_rate(unasked_)} | {median:.2f} |")
     return lines
 
 
@@ -243,7 +258,9 @@ def report(results: dict[str, list[Outcome]], command: str, load: float) -> str:
         "requests (`multi`), and tool sets without examples written as MCP or OpenAPI tool lists (`toolsets`, a third",
         "of their messages fitting no tool). `riverse`: the router with the previous exchange as context and every",
         "request of a message; `message alone`: the router deciding the message alone, once, as before. Right: the",
-        "calls made are exactly the expected ones (tools and their key parameters), none extra. `blind` sets were",
+        "calls made are exactly the expected ones (tools and their key parameters), none extra. Values not asked",
+        "for: of the cases with a call of an expected tool, the share where such a call states a parameter the case",
+        "does not name (an optional value the message did not state; lower is better). `blind` sets were",
         "written by someone who had seen neither the router nor the other cases.",
         f"Command: `{command}`",
         "",
