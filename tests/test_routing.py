@@ -679,3 +679,10 @@ def test_a_parameter_left_out_scores_as_its_default():
     assert params_match(RELEASE, {"draft": False, "per_page": 30}, {"repo": "a/b", "tag_name": "v1"})
     assert not params_match(RELEASE, {"draft": True}, {"repo": "a/b", "tag_name": "v1"})
     assert not params_match(RELEASE, {"name": "x"}, {"repo": "a/b", "tag_name": "v1"})  # no default: missing
+
+
+def test_a_provider_that_writes_json_has_its_unsaid_optional_values_left_out_too():
+    prompt = DecisionPrompt([RELEASE], "en", RouterOptions())
+    decision = Router()._validated(prompt, "create_release", {"repo": "a/b", "tag_name": "v1", "name": "v1", "draft": False,
+                                                              "prerelease": True, "per_page": 30.0})
+    assert decision.params == {"repo": "a/b", "tag_name": "v1", "prerelease": True}
