@@ -179,7 +179,9 @@ def test_examples_are_written_in_english_once_and_translated_for_chinese_and_jap
     provider = WritingProvider(english, zh, cache_dir=tmp_path)
     writer = ExampleWriter()
     assert writer.write(provider, CONVERT_TIME, "zh") == ["把纽约时间15:00换算成东京时间", "伦敦时间9:00是巴黎几点？"]
-    assert [p.split(":")[0] for p in provider.prompts] == ["Write 3 different short messages that a user of an assistant would type to get this tool used. Each asks for one thing, in everyday words, with concrete values where the tool needs them.\nTool", "Translate into Chinese", "Translate into Chinese", "Translate into Chinese"]
+    assert provider.prompts[0].startswith("Write 3 different short requests that a user would type to an assistant")
+    assert "Tool: time_convert_time\n" in provider.prompts[0]
+    assert [p.split(":")[0] for p in provider.prompts[1:]] == ["Translate into Chinese"] * 3
     # the translation is held to the language's script, so the English cannot come back unchanged
     pattern = provider.schemas[1]["properties"]["translation"]["pattern"]
     assert pattern.startswith("^[\\u4e00-\\u9fff]")
@@ -218,3 +220,13 @@ def test_a_name_the_model_wrote_outside_the_form_is_taken_from_the_message_in_th
     decision = Router(RouterOptions()).decide(provider, [CONVERT_TIME], "伦敦时间上午9:30是东京时间几点？", "zh")
     assert decision.params["target_timezone"] == "Asia/Tokyo"
     assert iana_zone("Asia/London") == "Europe/London"  # a city in the wrong area is still the city
+
+
+def test_written_examples_that_speak_of_the_tool_instead_of_using_it_are_left_out(tmp_path):
+    about = ["What is the purpose of the time_convert_time tool?", "How do I use this tool?",
+             "Convert 15:00 New York time to Tokyo", "What is time convert time for?"]
+    provider = WritingProvider(about, {}, cache_dir=tmp_path)
+    assert ExampleWriter().write(provider, CONVERT_TIME, "en") == ["Convert 15:00 New York time to Tokyo"]
+    # all of them speak of it: they are kept, as better than none
+    only = ["What does time_convert_time do?", "Which tool converts times?"]
+    assert ExampleWriter().write(WritingProvider(only, {}, cache_dir=tmp_path / "b"), CONVERT_TIME, "en") == only

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -22,13 +23,18 @@ from agent.toolkit.base import ToolManifest
 #: how many examples the model writes for a tool
 COUNT = 3
 #: changes when the way examples are written changes, so that older ones are written again
-_VERSION = 2
+_VERSION = 3
 
 #: the request for examples; they are written in English, which the small default model writes best,
 #: and translated one by one for a Chinese or Japanese tool prompt
 PROMPT = (
-    "Write {count} different short messages that a user of an assistant would type to get this tool used. "
-    "Each asks for one thing, in everyday words, with concrete values where the tool needs them.\n"
+    "Write {count} different short requests that a user would type to an assistant, each of which this tool "
+    "carries out. Write them as the user says them: a command or a question about their own things, in everyday "
+    "words, with concrete values (names, numbers, dates) where the tool needs them. Never ask about the tool "
+    "itself and never name it.\n"
+    "For example, for send_email (Send an email; to, subject, body): "
+    '{{"examples": ["Email Anna that I am running late", "Send bob@acme.com the agenda for Monday", '
+    '"Write to my landlord about the broken heater"]}}\n'
     "Tool: {name}\nWhat it does: {description}\nParameters: {parameters}"
 )
 TRANSLATE = {"zh": "Translate into Chinese: {text}", "ja": "Translate into Japanese: {text}"}
@@ -96,7 +102,7 @@ class ExampleWriter:
         else:
             prompt = PROMPT.format(count=COUNT, name=m.name, description=m.description, parameters=_parameters(m))
             completion = provider.complete([{"role": "user", "content": prompt}], json_schema=_schema(), max_tokens=200)
-            examples = _read(completion.text)
+            examples = _about_use(_read(completion.text), m)
         key = self.key(m, language, provider)
         self._memory[key] = examples
         path = self._path(provider, key)
@@ -151,6 +157,15 @@ def _read(text: str) -> list[str]:
         return []
     examples = data.get("examples") if isinstance(data, dict) else None
     return _unique(examples) if isinstance(examples, list) else []
+
+
+def _about_use(examples: list[str], m: ToolManifest) -> list[str]:
+    """``examples`` without those that speak of the tool instead of using it ("What is the purpose of
+    the set_light tool?"): they name it or say "tool". All of them when none is left."""
+    name = m.name.casefold()
+    spoken = {name, name.replace("_", " "), name.replace("-", " ")}
+    kept = [e for e in examples if not any(n in e.casefold() for n in spoken) and not re.search(r"\btools?\b", e.casefold())]
+    return kept or examples
 
 
 def _unique(examples: Iterable[Any]) -> list[str]:
