@@ -49,10 +49,11 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any]) -> dict[str,
         schema = value_schema(manifest, key)
         if "default" in schema and _same(value, schema["default"]):
             continue
-        others = [str(other) for other_key, other in params.items()
-                  if other_key != key and (other_key in manifest.required or other_key in kept)]
-        if schema.get("type", "string") in ("string", "array") and "enum" not in schema and isinstance(value, str) \
-                and _held(value, others):
+        free_text = schema.get("type", "string") in ("string", "array") and "enum" not in schema
+        if free_text and isinstance(value, str) and _held(value, [
+            str(other) for other_key, other in params.items()
+            if other_key != key and (other_key in manifest.required or other_key in kept)
+        ]):
             continue
         kept[key] = value
     return kept

@@ -133,10 +133,8 @@ def unasked(expected: list[dict[str, Any]], got: list[tuple[str, dict[str, Any]]
     asked: dict[str, set[str]] = {}
     for want in expected:
         asked.setdefault(want["tool"], set()).update(want.get("params") or {})
-    mine = [params for name, params in got if name in asked]
-    if not mine:
-        return None
-    return any(set(params) - asked[name] for name, params in got if name in asked)
+    mine = [(name, params) for name, params in got if name in asked]
+    return any(set(params) - asked[name] for name, params in mine) if mine else None
 
 
 def _params_ok(entry: Any, expected: dict[str, Any], params: dict[str, Any]) -> bool:
@@ -178,8 +176,9 @@ class Bench:
             if step is not None:
                 calls.append(step)
         seconds = time.perf_counter() - started
-        right, tool_right = matches(expected_calls(case), calls, scorers)
-        return Outcome(case, method, calls, seconds, right, tool_right, unasked=unasked(expected_calls(case), calls))
+        expected = expected_calls(case)
+        right, tool_right = matches(expected, calls, scorers)
+        return Outcome(case, method, calls, seconds, right, tool_right, unasked=unasked(expected, calls))
 
 
     def second_step(self, case: dict[str, Any], manifests: list[ToolManifest], scorers: dict[str, Any],
