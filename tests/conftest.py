@@ -19,6 +19,8 @@ def riverse_home(tmp_path, monkeypatch):
         if var.startswith("RIVERSE_") or var.endswith("_API_KEY"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("RIVERSE_HOME", str(home))
+    # retrieval's sentence encoder (riverse[retrieval]) only where a test turns it on (tests/test_encoder.py)
+    monkeypatch.setenv("RIVERSE_ENCODER", "off")
     monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
     (tmp_path / "user-home").mkdir()
     return home

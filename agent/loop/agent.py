@@ -14,8 +14,8 @@ before it is shown.
 from __future__ import annotations
 
 import json
-
 from dataclasses import replace
+from pathlib import Path
 
 from agent.i18n import pick, detect_language
 from agent.config import Settings
@@ -24,6 +24,7 @@ from agent.loop.events import Event, EventCallback, Reply, TurnResult
 from agent.loop.guard import AnswerGuard, StopAnswer, grounding_on
 from agent.loop.protocols import JsonProtocol, ToolProtocol, make_protocol
 from agent.router.candidates import REMOTE_TOOLS, narrowed
+from agent.router.encoder import encoder_for
 from agent.providers.base import Provider, ToolCallRequest, ToolsUnsupportedError, capabilities_of
 from agent.storage import Store, open_store
 from agent.toolkit.base import ToolManifest, answering_in
@@ -47,6 +48,7 @@ class Agent:
         history_turns: int = 8,
         parallel_tools: bool = True,
         grounding: str = "auto",
+        cache_dir: Path | None = None,
     ):
         self.provider = provider
         self.registry = registry
@@ -58,6 +60,7 @@ class Agent:
         self.history_turns = history_turns
         self.parallel_tools = parallel_tools
         self.grounding = grounding
+        self.cache_dir = cache_dir  # where retrieval keeps its vectors of tool texts
         #: the conversation of the turn being answered (protocols may read its earlier tool calls)
         self.conversation_id: str | None = None
         self._protocol: ToolProtocol | None = None
@@ -77,6 +80,7 @@ class Agent:
             history_turns=settings.llm.history_turns,
             parallel_tools=settings.runtime.parallel_tools,
             grounding=settings.llm.grounding,
+            cache_dir=settings.home / "cache",
         )
 
     @property
@@ -162,7 +166,7 @@ class Agent:
             recent = [call["name"] for call in self.store.tool_calls(limit=3, conversation=conversation_id)]
         except Exception:  # noqa: BLE001 - a store without the log gives no evidence
             recent = []
-        return narrowed(manifests, text, REMOTE_TOOLS, recent, self.provider)
+        return narrowed(manifests, text, REMOTE_TOOLS, recent, self.provider, encoder_for(self.cache_dir))
 
     def _guard(self, text: str) -> AnswerGuard:
         language = detect_language(text, self.language)

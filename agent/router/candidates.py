@@ -39,6 +39,8 @@ from agent.toolkit.base import ToolManifest
 _K1, _B = 1.2, 0.75
 #: reciprocal-rank fusion's constant (a rank's weight is 1 / (K + rank))
 _RRF_K = 20
+#: the weight of a sentence encoder's ranking beside the words' and the chat model's vectors' (``bench/scale/recall.py``)
+ENCODER_WEIGHT = 1.0
 
 _LATIN = re.compile(r"[a-z0-9]+")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
@@ -60,6 +62,11 @@ def tool_text(m: ToolManifest) -> str:
     """Everything the index knows of a tool."""
     params = " ".join(f"{key} {desc}" for key, desc in (m.parameters or {}).items())
     return " ".join([m.name, m.name, m.description, params, *examples_of(m)])
+
+
+def described(m: ToolManifest) -> str:
+    """A tool's name in words and its description: ``"list transactions: List transactions, ..."``."""
+    return f"{m.name.replace('_', ' ').replace('-', ' ')}: {m.description}".strip()
 
 
 class Words:
@@ -98,13 +105,19 @@ class ToolIndex:
         self.names = [m.name for m in manifests]
         self.words = Words([tool_text(m) for m in manifests])
         self.vectors = ExampleVectors({m.name: examples_of(m) or [m.description or m.name] for m in manifests})
+        # for a sentence encoder: what the tool does, said in words (not its examples: a tool with
+        # examples would get more chances than one without, and recall falls, bench/scale/recall.py)
+        self.described = ExampleVectors({m.name: [described(m)] for m in manifests}, template="{text}")
         self._spelled = {m.name: re.compile(rf"(?<![\w]){re.escape(m.name.casefold()).replace('_', '[_ ]')}(?![\w])")
                          for m in manifests}
 
-    def ranked(self, text: str, vectors: SentenceVectors | None = None, *also: str) -> list[str]:
+    def ranked(self, text: str, vectors: SentenceVectors | None = None, *also: str,
+               encoder: SentenceVectors | None = None) -> list[str]:
         """Every tool, the likeliest first. ``also``: the message in the tools' language (see
         :func:`needs_english`), whose words are compared instead of the message's (which share only
-        names and numbers with the tools, and the translation keeps those); vectors compare both."""
+        names and numbers with the tools, and the translation keeps those); vectors compare both.
+        ``encoder`` (:mod:`agent.router.encoder`) compares the English text only: the message, or
+        its translation when it needs one."""
         fused: dict[str, float] = dict.fromkeys(self.names, 0.0)
         for said in also or (text,):
             word_scores = self.words.scores(said)
@@ -113,10 +126,16 @@ class ToolIndex:
                     fused[self.names[i]] += 1.0 / (_RRF_K + rank)
         for said in (text, *also):
             if vectors is not None:
-                best = self.vectors.scores(vectors, said)
-                for rank, name in enumerate(sorted(best, key=lambda n: -best[n])):
-                    fused[name] += 1.0 / (_RRF_K + rank)
+                self._fuse(fused, self.vectors.scores(vectors, said))
+        if encoder is not None:
+            for said in also or ([] if needs_english(self, text) else [text]):
+                self._fuse(fused, self.described.scores(encoder, said), ENCODER_WEIGHT)
         return sorted(self.names, key=lambda n: -fused[n])
+
+    @staticmethod
+    def _fuse(fused: dict[str, float], scores: dict[str, float], weight: float = 1.0) -> None:
+        for rank, name in enumerate(sorted(scores, key=lambda n: -scores[n])):
+            fused[name] += weight / (_RRF_K + rank)
 
     def named(self, text: str) -> list[str]:
         """The tools ``text`` names (``weather_forecast`` or "weather forecast")."""
@@ -125,11 +144,11 @@ class ToolIndex:
                 or name.casefold() == folded.strip()]
 
     def candidates(self, text: str, count: int, vectors: SentenceVectors | None = None,
-                   always: Iterable[str] = (), also: Iterable[str] = ()) -> list[str]:
+                   always: Iterable[str] = (), also: Iterable[str] = (), encoder: SentenceVectors | None = None) -> list[str]:
         """The ``count`` likeliest tools for ``text`` (and ``also``, the same said another way), with
         those it names and ``always`` added."""
         chosen = list(dict.fromkeys(n for n in [*self.named(text), *always] if n in self.names))
-        for name in self.ranked(text, vectors, *also):
+        for name in self.ranked(text, vectors, *also, encoder=encoder):
             if len(chosen) >= count:
                 break
             if name not in chosen:
@@ -171,12 +190,13 @@ def index_for(manifests: list[ToolManifest]) -> ToolIndex:
 
 
 def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS,
-             always: Iterable[str] = (), provider: Provider | None = None) -> list[ToolManifest]:
+             always: Iterable[str] = (), provider: Provider | None = None,
+             encoder: SentenceVectors | None = None) -> list[ToolManifest]:
     """``manifests`` when they are ``count`` or fewer; else the ``count`` likeliest for ``text`` by
-    their words (with those it names and ``always``), in their given order: what a remote model is
-    sent instead of every tool's schema on every request. With ``provider``, a Chinese or Japanese
-    message for tools described in English is compared in English, as the model translates it (when
-    that request fails, by its own words)."""
+    their words and ``encoder``'s vectors (with those it names and ``always``), in their given order:
+    what a remote model is sent instead of every tool's schema on every request. With ``provider``, a
+    Chinese or Japanese message for tools described in English is compared in English, as the model
+    translates it (when that request fails, by its own words)."""
     if len(manifests) <= count:
         return manifests
     index = index_for(manifests)
@@ -186,5 +206,5 @@ def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS
             also = [english] if (english := in_english(provider, text)) else []
         except ProviderError:
             pass
-    chosen = set(index.candidates(text, count, None, always, also))
+    chosen = set(index.candidates(text, count, None, always, also, encoder))
     return [m for m in manifests if m.name in chosen]

@@ -19,6 +19,7 @@ from agent.providers.base import (
 )
 from agent.router.candidates import ToolIndex, in_english, index_for, needs_english
 from agent.router.context import Context
+from agent.router.encoder import encoder_for
 from agent.router.forms import value_form
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter
@@ -72,9 +73,11 @@ class Router:
         if cache is None or self.is_prepared(provider, manifests, language):
             return False
         manifests, rest = self.split(manifests)
-        vectors = self._vectors(provider)
-        if rest and vectors is not None:  # the others are found by retrieval: their vectors are prepared
-            self.index(self._known_examples(provider, rest, language)).vectors.prepare(vectors)
+        vectors, encoder = self._vectors(provider), self._encoder(provider)
+        if rest:  # the others are found by retrieval: their vectors are prepared
+            index = self.index(self._known_examples(provider, rest, language))
+            for ready in filter(None, (vectors, encoder)):
+                (index.vectors if ready is vectors else index.described).prepare(ready)
         manifests = self.with_examples(provider, manifests, language) or manifests
         prompt = self.prompt(manifests, language, provider, more=bool(rest))
         cache.prepare_prefix(prompt.prefix)
@@ -88,13 +91,20 @@ class Router:
         """The provider's sentence vectors, when it has them and the decision weighs them."""
         return sentence_vectors(provider) if self.options.vector_weight else None
 
+    def _encoder(self, provider: Provider) -> SentenceVectors | None:
+        """The sentence encoder made for retrieval (:mod:`agent.router.encoder`), when it is installed
+        and the ``encoder`` lever is on; its vectors are kept beside the provider's cache."""
+        return encoder_for(getattr(provider, "cache_dir", None)) if self.options.encoder else None
+
     def is_prepared(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
         """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
         Asks the provider once; a prompt it has kept is remembered."""
         manifests, rest = self.split(manifests)
-        vectors = self._vectors(provider)
-        if rest and vectors is not None and not self.index(self._known_examples(provider, rest, language)).vectors.is_ready(vectors):
-            return False
+        if rest:
+            index = self.index(self._known_examples(provider, rest, language))
+            vectors, encoder = self._vectors(provider), self._encoder(provider)
+            if vectors is not None and not index.vectors.is_ready(vectors) or encoder is not None and not index.described.is_ready(encoder):
+                return False
         completed = self.with_examples(provider, manifests, language, write=False)
         if completed is None:
             return False
@@ -159,7 +169,8 @@ class Router:
         earlier = [call.tool for call in context.exchanges[-1].calls] if context and context.exchanges else []
         index = self.index(rest)
         also = [self._in_english(provider, index, text)] if self.options.retrieve_in_english else []
-        names = index.candidates(text, self.options.retrieved, self._vectors(provider), always=earlier, also=filter(None, also))
+        names = index.candidates(text, self.options.retrieved, self._vectors(provider), always=earlier,
+                                 also=filter(None, also), encoder=self._encoder(provider))
         by_name = {m.name: m for m in rest}
         return [by_name[name] for name in names]
 

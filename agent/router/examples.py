@@ -24,11 +24,13 @@ class ExampleVectors:
     """Nearest-example retrieval on the model's own sentence vectors (a :class:`SentenceVectors`
     provider): an option's score is the best cosine similarity between the message and one of its
     texts (a tool's examples, or its description when it has none). The texts' vectors are computed
-    once per model and kept by the provider."""
+    once per model and kept by the provider. ``template``: how a text is put to the model (an
+    encoder made for sentence vectors takes it as it is, ``"{text}"``)."""
 
-    def __init__(self, documents: dict[str, list[str]]):
+    def __init__(self, documents: dict[str, list[str]], template: str = VECTOR_TEMPLATE):
         self.names = list(documents)
-        self.texts = [VECTOR_TEMPLATE.format(text=text) for name in self.names for text in documents[name]]
+        self.template = template
+        self.texts = [template.format(text=text) for name in self.names for text in documents[name]]
         self.owners = [name for name in self.names for _ in documents[name]]
         # per provider: the texts' vectors, one row each (forgotten with the provider)
         self._matrices: weakref.WeakKeyDictionary[SentenceVectors, Any] = weakref.WeakKeyDictionary()
@@ -43,7 +45,7 @@ class ExampleVectors:
 
     def scores(self, provider: SentenceVectors, text: str) -> dict[str, float]:
         matrix = self.prepare(provider)
-        similarity = matrix @ provider.embed([VECTOR_TEMPLATE.format(text=text)])[0]
+        similarity = matrix @ provider.embed([self.template.format(text=text)])[0]
         best: dict[str, float] = {}
         for owner, value in zip(self.owners, similarity.tolist()):
             best[owner] = max(best.get(owner, -1.0), value)

@@ -13,6 +13,7 @@ class RouterOptions:
     reply_room: int = 768  # tokens the tool prompt leaves free for the conversation, the message and the reply
     candidates: int = 16  # with more tools than this, a decision is made among this many: a fixed core, and ...
     retrieved: int = 4  # ... this many more found by retrieval for the message
+    encoder: bool = True  # retrieval also weighs a sentence encoder made for it, when installed (riverse[retrieval])
     retrieve_in_english: bool = False  # retrieval also reads a Chinese/Japanese message translated, for English tool texts
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
     none_bias: float = 0.5  # added to the log-probability of "no tool"

@@ -12,7 +12,10 @@ Reported per language, as recall@k:
   tools, compared in English as the model translates it (the embedded model here; a remote model
   translates at least as well);
 - ``words + vectors``: what the embedded model's 4 retrieved tools are chosen by (``ToolIndex.ranked``);
-- ``words + vectors, in English``: the same with the translation (``RouterOptions.retrieve_in_english``).
+- ``words + vectors, in English``: the same with the translation (``RouterOptions.retrieve_in_english``);
+- ``+ encoder``: the same two with the sentence encoder made for retrieval (:mod:`agent.router.encoder`,
+  ``riverse[retrieval]``), which reads English only (a Chinese or Japanese message through its translation);
+- ``words + encoder, in English``: what a remote model's tools are chosen by with the encoder installed.
 
     .venv/bin/python -m bench.scale.recall [--write]
 """
@@ -24,12 +27,14 @@ import sys
 from collections import defaultdict
 
 from agent.router.candidates import ToolIndex, in_english, needs_english
+from agent.router.encoder import INSTALL_HINT, encoder_for
 from bench.model import decision_model
 from bench.results import write_section
 from bench.routing.conversations import load, toolset_manifests
 from bench.scale.tools import QUESTIONS, distractors, targets
 
-METHODS = ("words", "words, in English", "words + vectors", "words + vectors, in English")
+METHODS = ("words", "words, in English", "words + vectors", "words + vectors, in English",
+           "words + encoder, in English", "words + vectors + encoder", "words + vectors + encoder, in English")
 
 
 def main() -> None:
@@ -43,6 +48,10 @@ def main() -> None:
     cases += [{"lang": language, "message": message, "tool": tool} for tool, language, message, _ in QUESTIONS]
     index = ToolIndex(pool)
     index.vectors.prepare(provider)
+    encoder = encoder_for()
+    if encoder is None:
+        sys.exit(f"the retrieval encoder is not installed: {INSTALL_HINT}")
+    index.described.prepare(encoder)
     found: dict[tuple[str, str, int], list[bool]] = defaultdict(list)
     for case in cases:
         text, tool, language = case["message"], case["tool"], case["lang"]
@@ -52,6 +61,9 @@ def main() -> None:
             "words, in English": index.ranked(text, None, *english),
             "words + vectors": index.ranked(text, provider),
             "words + vectors, in English": index.ranked(text, provider, *english),
+            "words + encoder, in English": index.ranked(text, None, *english, encoder=encoder),
+            "words + vectors + encoder": index.ranked(text, provider, encoder=encoder),
+            "words + vectors + encoder, in English": index.ranked(text, provider, *english, encoder=encoder),
         }
         for method, ranking in rankings.items():
             rank = ranking.index(tool)

@@ -43,6 +43,24 @@ def read_vectors(path: Path, width: int, *, strict: bool = False) -> dict[str, A
     return {str(k): row for k, row in zip(keys, matrix.astype(np.float32))}
 
 
+def write_vectors(path: Path, keys: list[str], rows: list[Any]) -> None:
+    """Save ``rows`` under their text ``keys`` for :func:`read_vectors`, atomically (a file that
+    cannot be written only costs time: the vectors are computed again)."""
+    import numpy as np
+
+    if not keys:
+        return
+    scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(scratch, keys=np.array(keys), matrix=np.stack(rows))
+        os.replace(scratch, path)
+    except OSError:
+        pass
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
 class SentenceVectorContext:
     """Unit-length sentence vectors from a llama.cpp context in embedding mode: the model's hidden
     state at a text's last token. Vectors of texts that come back are kept in memory and in one file
@@ -136,17 +154,6 @@ class SentenceVectorContext:
         self._own.update(own)
 
     def _save(self) -> None:
-        import numpy as np
-
-        if self.path is None:
-            return
-        keys = [key for key in self.kept if key in self._own][-MAX_KEPT_VECTORS:]
-        scratch = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp.npz")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(scratch, keys=np.array(keys), matrix=np.stack([self.kept[k] for k in keys]))
-            os.replace(scratch, self.path)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
-        finally:
-            scratch.unlink(missing_ok=True)
+        if self.path is not None:
+            keys = [key for key in self.kept if key in self._own][-MAX_KEPT_VECTORS:]
+            write_vectors(self.path, keys, [self.kept[k] for k in keys])

@@ -1,0 +1,131 @@
+"""Retrieval's sentence encoder (agent/router/encoder.py): checked weights, kept vectors, English only."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy
+import pytest
+
+from agent.router import Router, RouterOptions
+from agent.router import encoder as encoder_module
+from agent.router.candidates import ToolIndex, narrowed
+from agent.router.encoder import EncoderError, SentenceEncoder, check_weights, encoder_for
+from agent.tools import ToolManifest
+from bench.scale.tools import generated
+from tests.test_routing import CALC, NOTES, WEATHER, ScoringProvider
+
+CHARGES = ToolManifest("search_transactions", "Full-text search of transaction descriptions and merchant names.",
+                       {"query": "Merchant or description text"})
+
+
+class TopicEncoder:
+    """A stand-in encoder: a text's vector is which of a few topics its words name; records what it read."""
+
+    TOPICS = (("uber", "charge", "merchant", "transaction"), ("weather", "rain"), ("ticket", "support"))
+
+    def __init__(self):
+        self.read: list[str] = []
+
+    def embed(self, texts, *, keep=False):
+        self.read.extend(texts)
+        rows = []
+        for text in texts:
+            row = numpy.array([sum(w in text.lower() for w in topic) for topic in self.TOPICS] + [0.1], dtype=numpy.float32)
+            rows.append(row / numpy.linalg.norm(row))
+        return numpy.stack(rows)
+
+    def has_embedded(self, texts):
+        return False
+
+
+@pytest.fixture
+def fresh_encoders(monkeypatch):
+    monkeypatch.setattr(encoder_module, "_ENCODERS", {})
+    monkeypatch.delenv("RIVERSE_ENCODER", raising=False)
+
+
+def test_weights_that_are_not_the_expected_file_are_refused_and_retrieval_goes_on_without(tmp_path, monkeypatch, fresh_encoders, caplog):
+    (tmp_path / "model.safetensors").write_bytes(b"not the weights")
+    with pytest.raises(EncoderError, match=r"not the expected all-MiniLM-L6-v2 file.*riverse\[retrieval\]"):
+        check_weights(tmp_path)
+    with pytest.raises(EncoderError, match="cannot read"):
+        check_weights(tmp_path / "missing")
+    monkeypatch.setattr(encoder_module, "weights_dir", lambda: tmp_path)
+    with caplog.at_level(logging.WARNING):
+        assert encoder_for(tmp_path / "cache") is None
+    assert "not the expected" in caplog.text
+    # a tampered file swapped in after the check is caught at load, before sentence-transformers reads it
+    encoder = SentenceEncoder(tmp_path)
+    with pytest.raises(EncoderError):
+        encoder.embed(["hello"])
+
+
+def test_the_encoder_is_off_when_not_installed_or_turned_off(monkeypatch, fresh_encoders):
+    monkeypatch.setattr(encoder_module, "weights_dir", lambda: None)
+    assert encoder_for() is None
+    monkeypatch.setenv("RIVERSE_ENCODER", "off")
+    monkeypatch.setattr(encoder_module, "weights_dir", lambda: pytest.fail("not looked for when turned off"))
+    assert encoder_for() is None
+
+
+def test_kept_vectors_come_back_from_disk_without_encoding_again(tmp_path, monkeypatch):
+    encoded: list[str] = []
+
+    def fake_encode(self, texts):
+        encoded.extend(texts)
+        return numpy.eye(384, dtype=numpy.float32)[[len(t) % 384 for t in texts]]
+
+    monkeypatch.setattr(SentenceEncoder, "_encode", fake_encode)
+    first = SentenceEncoder(tmp_path, tmp_path / "cache")
+    rows = first.embed(["a tool", "another tool"], keep=True)
+    assert encoded == ["a tool", "another tool"] and rows.shape == (2, 384)
+    first.embed(["a message"])
+    second = SentenceEncoder(tmp_path, tmp_path / "cache")
+    assert second.has_embedded(["a tool", "another tool"]) and not second.has_embedded(["a message"])
+    numpy.testing.assert_array_equal(second.embed(["another tool"], keep=True), rows[1:])
+    assert encoded == ["a tool", "another tool", "a message"]  # adding a tool costs that tool's vector only
+    second.embed(["a tool", "a third tool"], keep=True)
+    assert encoded[-1] == "a third tool" and len(encoded) == 4
+
+
+def test_the_encoder_reads_english_only_the_translation_of_a_chinese_message():
+    index = ToolIndex([CHARGES, WEATHER, *generated(60)])
+    topic = TopicEncoder()
+    assert index.ranked("find all my Uber charges", None, encoder=topic)[0] == "search_transactions"
+    assert topic.read[-1] == "find all my Uber charges"
+    topic.read.clear()
+    index.ranked("查一下我的优步消费", None, encoder=topic)
+    assert all("优步" not in text for text in topic.read)  # a message in another script is not read as English
+    ranked = index.ranked("查一下我的优步消费", None, "show my Uber charges", encoder=topic)
+    assert topic.read[-1] == "show my Uber charges" and ranked[0] == "search_transactions"
+
+
+def test_the_router_and_a_remote_model_retrieve_with_the_encoder_when_it_is_on(monkeypatch):
+    topic = TopicEncoder()
+    monkeypatch.setattr("agent.router.decision.encoder_for", lambda cache_dir=None: topic)
+    many = [WEATHER, NOTES, CALC, *generated(300), CHARGES]  # last: an order that ranks nothing misses it
+    provider = ScoringProvider({"none": 0.0}, [])
+    # the provider's own vectors are not weighed here (vector_weight=0): words and the encoder only
+    names = [m.name for m in Router(RouterOptions(candidates=8, retrieved=4, vector_weight=0)).candidates(provider, many, "what did I spend at Uber?")]
+    assert "search_transactions" in names and "what did I spend at Uber?" in topic.read
+    topic.read.clear()
+    off = [m.name for m in Router(RouterOptions(candidates=8, retrieved=4, vector_weight=0, encoder=False)).candidates(provider, many, "what did I spend at Uber?")]
+    assert topic.read == [] and "search_transactions" not in off  # the words alone miss it
+    assert "search_transactions" in [m.name for m in narrowed(many, "what did I spend at Uber?", 8, encoder=topic)]
+    assert "search_transactions" not in [m.name for m in narrowed(many, "what did I spend at Uber?", 8)]
+
+
+def test_the_real_encoder_matches_a_request_to_a_description_that_shares_no_words(tmp_path, fresh_encoders):
+    """all-MiniLM-L6-v2 from the pinned package (riverse[retrieval], installed with the dev extra)."""
+    if encoder_module.weights_dir() is None:
+        pytest.skip("riverse[retrieval] is not installed")
+    encoder = encoder_for(tmp_path / "cache")
+    assert encoder is not None
+    index = ToolIndex([CHARGES, WEATHER, NOTES, CALC, *generated(120)])
+    for said in ("list what I paid to Starbucks", "which merchants did I pay last week"):
+        nearest = index.described.scores(encoder, said)
+        assert max(nearest, key=nearest.get) == "search_transactions", said
+    vectors = encoder.embed(["find all my Uber charges", "Full-text search of transaction descriptions", "Set the thermostat"])
+    assert numpy.allclose(numpy.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.1
