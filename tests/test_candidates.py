@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agent.router import Router, RouterOptions
 from agent.router.candidates import ToolIndex, narrowed, terms
@@ -65,6 +66,26 @@ def test_with_many_tools_a_decision_reads_a_fixed_core_and_the_tools_retrieved_f
     other = ScoringProvider({"none": 0.0}, [])
     router.decide(other, MANY, "Export my playlists to CSV", "en")
     assert other.opened[0][0][:keep] == messages[:keep]
+
+
+def test_the_candidates_are_the_tools_the_decision_lists_examples_written_before_included(monkeypatch):
+    """``Router.candidates`` (what the scale bench's recall counts) finds the tools as the decision does:
+    with the examples the model wrote earlier for tools outside the core, in the message's language."""
+    router = Router(RouterOptions(candidates=8, retrieved=4))
+    written = {"parking_get_parking_fine": ["帮我查一下停车罚单 pf_88 的详情"]}
+
+    def completed(provider, manifests, language, write=True, partial=False):
+        return [replace(m, examples=written.get(m.name, m.examples)) if language == "zh" else m for m in manifests]
+
+    monkeypatch.setattr(router.writer, "completed", completed)
+    provider = ScoringProvider({"none": 0.0}, [])
+    text = "我的停车罚单有什么详情"
+    router.decide(provider, MANY, text, "zh")
+    shown = listed(provider.opened[0][0][-1]["content"])
+    assert "parking_get_parking_fine" in shown
+    named = [m.name for m in router.candidates(provider, MANY, text, language="zh")]
+    assert named[-len(shown):] == shown
+    assert "parking_get_parking_fine" not in [m.name for m in router.candidates(provider, MANY, text, language="en")]
 
 
 def test_a_follow_up_keeps_the_previous_exchanges_tool_among_the_candidates():

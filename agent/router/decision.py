@@ -185,11 +185,13 @@ class Router:
             self._english[text] = in_english(provider, text)
         return self._english[text]
 
-    def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None) -> list[ToolManifest]:
+    def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None,
+                   language: str = "en") -> list[ToolManifest]:
         """The tools a decision on ``text`` chooses among: all of them when they are few; else the core
-        and the retrieved others (see :meth:`split`)."""
+        and the retrieved others (see :meth:`split`), found as :meth:`decision_prompt` finds them (with
+        the examples written for them before in ``language``)."""
         core, rest = self.split(manifests)
-        return core + (self.extras(provider, rest, text, context) if rest else [])
+        return core + (self.extras(provider, self._known_examples(provider, rest, language), text, context) if rest else [])
 
     def _decide_scored(
         self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt | ExtendedPrompt, text: str, context: Context

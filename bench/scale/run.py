@@ -120,7 +120,7 @@ class Bench:
                                                                    decisions[0].params, entry.tool if entry else None))
                 _, rest = router.split(manifests)
                 if with_recall and any(m.name == expected for m in rest):  # a tool retrieval must find
-                    chosen = [m.name for m in router.candidates(self.provider, manifests, text)]
+                    chosen = [m.name for m in router.candidates(self.provider, manifests, text, language=language)]
                     tally.recall.append(expected in chosen)
             else:
                 tally.none.append(got is None)
