@@ -24,7 +24,7 @@ from agent.router.forms import value_form
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter
 from agent.router.references import is_follow_up, marked_follow_up
-from agent.router.examples import examples_of
+from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, value_schema
 from agent.router.values import clean_value, foreign, opening, respelled, rewrite, unsaid_left_out, unstated, value_filters
 from agent.toolkit.base import ToolManifest
@@ -73,11 +73,9 @@ class Router:
         if cache is None or self.is_prepared(provider, manifests, language):
             return False
         manifests, rest = self.split(manifests)
-        vectors, encoder = self._vectors(provider), self._encoder(provider)
         if rest:  # the others are found by retrieval: their vectors are prepared
-            index = self.index(self._known_examples(provider, rest, language))
-            for ready in filter(None, (vectors, encoder)):
-                (index.vectors if ready is vectors else index.described).prepare(ready)
+            for texts, model in self._retrieval_vectors(provider, self.index(self._known_examples(provider, rest, language))):
+                texts.prepare(model)
         manifests = self.with_examples(provider, manifests, language) or manifests
         prompt = self.prompt(manifests, language, provider, more=bool(rest))
         cache.prepare_prefix(prompt.prefix)
@@ -96,15 +94,18 @@ class Router:
         and the ``encoder`` lever is on; its vectors are kept beside the provider's cache."""
         return encoder_for(getattr(provider, "cache_dir", None)) if self.options.encoder else None
 
+    def _retrieval_vectors(self, provider: Provider, index: ToolIndex) -> list[tuple[ExampleVectors, SentenceVectors]]:
+        """The index's texts that retrieval compares by vectors, each with the model that embeds them."""
+        pairs = [(index.vectors, self._vectors(provider)), (index.described, self._encoder(provider))]
+        return [(texts, model) for texts, model in pairs if model is not None]
+
     def is_prepared(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
         """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
         Asks the provider once; a prompt it has kept is remembered."""
         manifests, rest = self.split(manifests)
-        if rest:
-            index = self.index(self._known_examples(provider, rest, language))
-            vectors, encoder = self._vectors(provider), self._encoder(provider)
-            if vectors is not None and not index.vectors.is_ready(vectors) or encoder is not None and not index.described.is_ready(encoder):
-                return False
+        if rest and not all(texts.is_ready(model) for texts, model in
+                            self._retrieval_vectors(provider, self.index(self._known_examples(provider, rest, language)))):
+            return False
         completed = self.with_examples(provider, manifests, language, write=False)
         if completed is None:
             return False

