@@ -729,3 +729,39 @@ def test_tokens_control_tokens_and_the_chat_template_of_the_real_model(model_fil
     grammar = model.grammar(json.dumps({"type": "object", "properties": {"a": {"type": "integer"}}}))
     with model.completion(opened, max_tokens=3, temperature=0.0, grammar=grammar) as pieces:
         assert "".join(pieces).startswith("{")
+
+
+# ------------------------------------------------------------------ CPUs with AMX
+def test_amx_is_read_from_the_cpu_flags(tmp_path):
+    from agent.providers.llama.adapter import has_amx
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("flags\t\t: fpu avx512f amx_bf16 amx_tile amx_int8 avx512_vnni\n", encoding="utf-8")
+    assert has_amx(info)
+    info.write_text("flags\t\t: fpu avx2 avx512f avx512_vnni\n", encoding="utf-8")
+    assert not has_amx(info)
+    assert not has_amx(tmp_path / "missing")
+
+
+def test_on_a_cpu_with_amx_models_load_without_extra_buffer_types(monkeypatch):
+    """llama.cpp's AMX buffer type segfaults on the first evaluation (Q4_K_M, Xeon with amx_int8):
+    models are loaded with ``use_extra_bufts`` off there, and only there, unless the user says."""
+    import types
+
+    from agent.providers.llama import adapter
+
+    class Params:
+        use_extra_bufts = True
+
+    module = types.SimpleNamespace(llama_model_default_params=Params)
+    lib = types.SimpleNamespace(llama=types.SimpleNamespace(llama_cpp=module))
+    monkeypatch.delenv("RIVERSE_LLAMA_EXTRA_BUFFERS", raising=False)
+    for amx, env, expected in [(True, None, False), (False, None, True), (True, "on", True), (False, "off", False)]:
+        monkeypatch.setattr(adapter, "has_amx", lambda amx=amx: amx)
+        if env is None:
+            monkeypatch.delenv("RIVERSE_LLAMA_EXTRA_BUFFERS", raising=False)
+        else:
+            monkeypatch.setenv("RIVERSE_LLAMA_EXTRA_BUFFERS", env)
+        with adapter.safe_buffers(lib):
+            assert module.llama_model_default_params().use_extra_bufts is expected, (amx, env)
+        assert module.llama_model_default_params is Params  # put back after loading

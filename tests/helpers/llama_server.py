@@ -25,9 +25,9 @@ def free_port() -> int:
 
 @contextmanager
 def llama_server(model: Path, log: Path, *, n_ctx: int = 4096) -> Iterator[str]:
-    """Start the server, wait until ``/v1/models`` answers, yield its base URL (``.../v1``), stop it."""
+    """Start the server (through :mod:`tests.helpers.llama_server_main`), wait until ``/v1/models`` answers, yield its base URL (``.../v1``), stop it."""
     port = free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--chat_format",
+    command = [sys.executable, "-m", "tests.helpers.llama_server_main", "--model", str(model), "--chat_format",
                "chatml-function-calling", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
     base = f"http://127.0.0.1:{port}/v1"
     with log.open("wb") as out:

@@ -14,6 +14,8 @@ stays cheap for commands that never run the model.
 from __future__ import annotations
 
 import ctypes
+import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,6 +72,41 @@ def sequences_at_most(lib: Any, count: int) -> Iterator[None]:
         module.llama_max_parallel_sequences = original
 
 
+def has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this CPU has Intel AMX (whose ggml kernels, compiled in by a native build, crash the
+    embedded model's evaluation in llama-cpp-python 0.3.36)."""
+    try:
+        flags = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"\bamx_int8\b", flags) is not None
+
+
+@contextmanager
+def safe_buffers(lib: Any) -> Iterator[None]:
+    """Models loaded inside keep their weights as stored, without llama.cpp's extra CPU buffer types,
+    on a CPU with AMX: there the AMX buffer type is chosen and its matrix multiplication segfaults
+    (seen on Xeon processors with amx_int8; ``RIVERSE_LLAMA_EXTRA_BUFFERS=on`` keeps them anyway)."""
+    module = getattr(getattr(lib, "llama", None), "llama_cpp", None)
+    original = getattr(module, "llama_model_default_params", None)
+    wanted = os.environ.get("RIVERSE_LLAMA_EXTRA_BUFFERS", "").strip().lower()
+    if original is None or wanted in ("on", "1", "true") or (wanted not in ("off", "0", "false") and not has_amx()):
+        yield
+        return
+
+    def without_extra_buffers() -> Any:
+        params = original()
+        if hasattr(params, "use_extra_bufts"):
+            params.use_extra_bufts = False
+        return params
+
+    module.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = original
+
+
 class LlamaModel:
     """One llama.cpp context on a GGUF model: what it holds, evaluation, its KV cache. Not thread-safe.
 
@@ -91,7 +128,7 @@ class LlamaModel:
         try:
             # ``embedding=True`` is how llama-cpp-python makes a context with several sequences in one
             # KV cache (the router evaluates a choice's branches side by side); logits stay on
-            with sequences_at_most(lib, sequences):
+            with sequences_at_most(lib, sequences), safe_buffers(lib):
                 llm = lib.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
                     embedding=True, verbose=False,
@@ -106,7 +143,7 @@ class LlamaModel:
         """A context in embedding mode with one sequence and a batch of ``n_ctx`` (sentence vectors)."""
         lib = import_llama_cpp()
         try:
-            with sequences_at_most(lib, 1):
+            with sequences_at_most(lib, 1), safe_buffers(lib):
                 llm = lib.Llama(
                     model_path=str(path), embedding=True, n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx,
                     n_threads=n_threads, n_threads_batch=n_threads, verbose=False,
