@@ -16,6 +16,7 @@ from agent.home import Tightened, make_home_private
 from agent.loop import Agent
 from agent.providers import create_provider
 from agent.providers.base import Provider, prefix_cache
+from agent.router.written import Progress
 from agent.toolkit.runtime import Approver
 from agent.storage import Store, open_store
 from agent.tools import ToolRegistry
@@ -72,9 +73,10 @@ class App:
         """Whether the agent's protocol keeps a prepared prompt in its provider (the embedded model's router)."""
         return agent.protocol.prepares_prompts and prefix_cache(agent.provider) is not None
 
-    def prepare(self, agent: Agent, languages: list[str]) -> dict[str, float | None]:
+    def prepare(self, agent: Agent, languages: list[str], progress: Progress | None = None) -> dict[str, float | None]:
         """Load the model and prepare the tool prompt of each language now rather than at the first
-        message. Per language: the seconds it took, or None when it was already prepared."""
+        message (``progress(done, total)``: examples written for tools without any). Per language: the
+        seconds it took, or None when it was already prepared."""
         cache = prefix_cache(agent.provider)
         if cache is None or not agent.protocol.prepares_prompts:
             return {}
@@ -82,6 +84,6 @@ class App:
         out: dict[str, float | None] = {}
         for language in languages:
             started = time.perf_counter()
-            did = agent.protocol.prepare(agent, [language])[language]
+            did = agent.protocol.prepare(agent, [language], progress)[language]
             out[language] = time.perf_counter() - started if did else None
         return out

@@ -388,6 +388,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "当前提供方是 {provider}：没有需要准备的内置模型。",
         "ja": "現在のプロバイダーは {provider} です。準備する内蔵モデルはありません。",
     },
+    "chat.writing_examples": {
+        "en": "Writing examples for tools that came without any: {done} of {total} (once per tool)…",
+        "zh": "正在为没有示例的工具编写示例：{done}/{total}（每个工具只需一次）…",
+        "ja": "例のないツールの例を書いています：{done}/{total}（ツールごとに一度だけ）…",
+    },
     "chat.preparing": {
         "en": "Preparing the embedded model's tool prompt (once per set of tools)…",
         "zh": "正在准备内置模型的工具提示（每组工具只需一次）…",

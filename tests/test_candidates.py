@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 
+from agent.providers.base import Completion
 from agent.router import Router, RouterOptions
 from agent.router.candidates import ToolIndex, narrowed, terms
 from agent.router.context import Call, Context, Exchange
@@ -74,7 +76,7 @@ def test_the_candidates_are_the_tools_the_decision_lists_examples_written_before
     router = Router(RouterOptions(candidates=8, retrieved=4))
     written = {"parking_get_parking_fine": ["帮我查一下停车罚单 pf_88 的详情"]}
 
-    def completed(provider, manifests, language, write=True, partial=False):
+    def completed(provider, manifests, language, write=True, partial=False, progress=None):
         return [replace(m, examples=written.get(m.name, m.examples)) if language == "zh" else m for m in manifests]
 
     monkeypatch.setattr(router.writer, "completed", completed)
@@ -109,6 +111,59 @@ def test_preparing_many_tools_prepares_the_core_prompt_only_and_writes_no_exampl
     assert router.prepare(provider, MANY, "en") is True
     assert len(prepared) == 1 and len(listed(prepared[0][0]["content"])) == 12
     assert router.is_prepared(provider, MANY, "en") and router.prepare(provider, MANY, "en") is False
+
+
+def test_a_few_dozen_tools_are_decided_in_one_prompt_none_listed_in_the_message_turn():
+    """An MCP server's twenty tools are all in the prompt: a tool listed in the message's turn would
+    draw the small model away from a better one in the prompt (bench: toolsets, blind)."""
+    few = [WEATHER, NOTES, CALC, *generated(20)]
+    provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Oslo"])
+    router = Router(RouterOptions(candidates=16, retrieved=4, one_prompt_up_to=40, write_examples=False))
+    assert router.split(few) == (few, [])
+    router.decide(provider, few, "weather in Oslo", "en")
+    messages = provider.opened[0][0]
+    assert len(listed(messages[0]["content"])) == len(few)
+    assert messages[-1]["content"] == "weather in Oslo"
+    assert all("(Also available for this message:" not in m["content"] for m in messages)
+    assert len(Router(RouterOptions(candidates=16, retrieved=4, one_prompt_up_to=20)).split(few)[1]) == len(few) - 12
+
+
+def test_preparing_a_few_dozen_tools_writes_examples_for_those_outside_the_core_too():
+    """A set a little over the candidates (an MCP server's twenty tools) is prepared with written
+    examples for every tool: those outside the core are found by them; a thousand get none."""
+    few = [replace(m, examples=[]) for m in generated(20)]
+    outside = few[-1].name
+    written: list[str] = []
+
+    def complete(messages, json_schema=None, max_tokens=None, **_):
+        name = messages[-1]["content"].split("Tool: ")[1].split("\n")[0]
+        written.append(name)
+        said = ["zorblat the quux for me", "frobnicate quux now"] if name == outside else [f"please do {name} stuff"]
+        return Completion(text=json.dumps({"examples": said}))
+
+    provider = ScoringProvider({"none": 0.0}, [])
+    provider.capabilities = type(provider.capabilities)(scored_decoding=True, prefix_cache=True)
+    provider.complete = complete
+    prepared: list[list[dict]] = []
+    provider.has_prefix = lambda messages: messages in prepared
+    provider.prepare_prefix = prepared.append
+    provider.leaves_room = lambda messages, room: True
+    router = Router(RouterOptions(candidates=16, retrieved=4, write_all_up_to=64, one_prompt_up_to=0))
+    core, rest = router.split(few)
+    assert len(core) == 12 and outside in [m.name for m in rest]
+    assert not router.is_prepared(provider, few, "en")
+    heard: list[tuple[int, int]] = []
+    assert router.prepare(provider, few, "en", progress=lambda done, total: heard.append((done, total))) is True
+    assert sorted(written) == sorted(m.name for m in few)  # every tool, once
+    assert heard == [(i, 20) for i in range(1, 21)]  # what the spinner of chat and model --prepare counts
+    assert router.is_prepared(provider, few, "en")
+    # the words of its written examples, which its description lacks, find the tool outside the core
+    assert outside in [m.name for m in router.candidates(provider, few, "zorblat the quux", language="en")]
+    # above write_all_up_to only the core is written for
+    written.clear()
+    small = Router(RouterOptions(candidates=16, retrieved=4, write_all_up_to=19, one_prompt_up_to=0))
+    small.prepare(provider, [replace(m, description=m.description + ".") for m in few], "en")
+    assert len(written) == 12
 
 
 class RoomyProvider(ScoringProvider):

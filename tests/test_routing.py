@@ -451,7 +451,8 @@ def test_the_tool_prompt_is_prepared_once_per_language_and_a_cold_first_decision
     agent.ask("hello", on_event=events.append)
     notices = [e.text for e in events if e.kind == "notice"]
     assert notices == ["preparing the tool prompt for this set of tools (once; later messages start at once)"]
-    assert agent.protocol.prepare(agent, ["en", "zh"]) == {"en": True, "zh": True}
+    # the cold message prepared its language's prompt (as chat and the server do ahead of it)
+    assert agent.protocol.prepare(agent, ["en", "zh"]) == {"en": False, "zh": True}
     systems = [prefix[0]["content"] for prefix in provider.kept]
     assert "Current weather of a city" in systems[0] and systems[1].startswith("你是一个路由器") and "查询城市的天气" in systems[1]
     assert agent.protocol.prepare(agent, ["en", "zh"]) == {"en": False, "zh": False}

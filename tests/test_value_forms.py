@@ -9,7 +9,8 @@ import pytest
 
 from agent.providers.base import Capabilities, Completion
 from agent.router import Router, RouterOptions
-from agent.router.forms import CURRENCY, UNIT, ZONE, currency_code, iana_zone, unit_symbol, value_form
+from agent.router.forms import COUNTRY, COUNTRY3, CURRENCY, UNIT, ZONE, currency_code, iana_zone, unit_symbol, value_form
+from agent.toolkit.countries import country_code
 from agent.router.written import TRANSLATE, ExampleWriter
 from agent.tools import ToolManifest
 from agent.toolkit.zones import zone_name
@@ -50,6 +51,11 @@ FX = ToolManifest("fx_convert", "Convert an amount between currencies",
     ("SI unit of the reading", UNIT),
     ("The unit of the value, e.g. km, lb, °F, cup, mph, GB", None),  # unit_convert's: names are welcome
     ("Ticker symbol, e.g. AAPL", None),
+    ("ISO 3166-1 alpha-2 country code of the passport, e.g. \"DE\"", COUNTRY),
+    ("Country code (ISO 3166-1 alpha-3), e.g. DEU", COUNTRY3),
+    ("目的地的国家代码", COUNTRY),
+    ("国コード（例: JP）", COUNTRY),
+    ("Country of the address", None),  # a country as said
 ])
 def test_the_form_is_read_from_the_parameter_description(description, form):
     manifest = ToolManifest("t", "a tool", {"p": description}, required=["p"])
@@ -148,6 +154,29 @@ def test_a_provider_that_writes_json_gets_its_values_in_the_asked_form_too():
     prompt = DecisionPrompt([FX], "en", RouterOptions())
     decision = Router()._validated(prompt, "fx_convert", {"amount": 5, "from": "yen", "to": "GBP"})
     assert decision.params == {"amount": 5, "from": "JPY", "to": "GBP"}
+
+
+@pytest.mark.parametrize("said,alpha,code", [
+    ("Japan", 2, "JP"), ("日本", 2, "JP"), ("インド", 2, "IN"), ("印度", 2, "IN"), ("泰国", 2, "TH"), ("タイ", 2, "TH"),
+    ("USA", 2, "US"), ("アメリカ", 2, "US"), ("美国", 2, "US"), ("United Kingdom", 2, "GB"), ("イギリス", 2, "GB"),
+    ("South Korea", 2, "KR"), ("韓国", 2, "KR"), ("大韩民国", 2, "KR"), ("Viet Nam", 2, "VN"), ("Czechia", 2, "CZ"),
+    ("JPN", 2, "JP"), ("de", 2, "DE"), ("Germany", 3, "DEU"), ("中国", 3, "CHN"),
+    ("Atlantis", 2, None), ("", 2, None), ("or", 2, None),
+])
+def test_country_names_in_three_languages_become_iso_3166_codes(said, alpha, code):
+    assert country_code(said, alpha) == code
+
+
+def test_countries_said_in_words_are_written_as_the_codes_the_tool_asks_for():
+    visa = ToolManifest("check_visa", "Check visa requirements for a trip",
+                        {"nationality": "ISO 3166-1 alpha-2 country code of the passport, e.g. \"DE\"",
+                         "destination_country": "ISO 3166-1 alpha-2 code of the destination."},
+                        required=["nationality", "destination_country"])
+    provider = ScoringProvider({"check_visa": 0.0, "none": -5.0}, ["中国", "泰国"])
+    decision = Router(RouterOptions(write_examples=False)).decide(provider, [visa], "中国护照去泰国需要签证吗？", "zh")
+    assert decision.params == {"nationality": "CN", "destination_country": "TH"}
+    # the words of a sentence are not countries: "in", "it" and "can" name none
+    assert COUNTRY.stated("can I go in it with my passport to Japan or the USA?") == {"JP", "US"}
 
 
 # -------------------------------------------------------------- examples for tools without any

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 
 from agent.app import App
-from agent.cli.common import State, console, pass_state, print_json, problem_line, short, styled, warning_line
+from agent.cli.common import State, console, pass_state, preparing, print_json, problem_line, short, styled, warning_line
 from agent.errors import RiverseError
 from agent.i18n import t
 from agent.loop import Agent, Event
@@ -107,8 +107,7 @@ def _prepare(app: App, agent: Agent, lang: str, err: Console) -> None:
         return
     try:
         cache.load()  # assembling the model on first use shows its own progress bar
-        with err.status(t("chat.preparing", lang)):
-            app.prepare(agent, [lang])
+        preparing(app, agent, [lang], lang, err)
     except RiverseError as exc:
         err.print(warning_line(str(exc)))
 

@@ -51,6 +51,15 @@ class RiverseGroup(click.Group):
 pass_state = click.make_pass_decorator(State)
 
 
+def preparing(app: App, agent: Any, languages: list[str], lang: str, out: Console) -> dict[str, float | None]:
+    """:meth:`App.prepare` under a spinner that counts the tools whose examples are being written."""
+    with out.status(t("chat.preparing", lang)) as status:
+        def progress(done: int, total: int) -> None:
+            status.update(t("chat.writing_examples", lang, done=done, total=total))
+
+        return app.prepare(agent, languages, progress)
+
+
 def styled(*parts: str | tuple[str, str]) -> Text:
     """A line from plain strings and ``(text, style)`` pairs. Nothing in it is read as markup, so a
     tool's ``[x] done`` or a path with brackets is shown exactly as it is."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agent.cli.common import State, console, pass_state, print_json, styled
+from agent.cli.common import State, console, pass_state, preparing, print_json, styled
 from agent.i18n import t
 from agent.providers.llama.model_files import (
     DEFAULT_MODEL_SHA256,
@@ -99,8 +99,7 @@ def _prepare(state: State, lang: str) -> dict[str, float | None] | None:
         console(stderr=True).print(t("model.warm_skipped", lang, provider=app.settings.llm.provider), markup=False)
         return None
     agent.provider.load()  # type: ignore[attr-defined]  # assembling the model shows its own progress bar
-    with console(stderr=True).status(t("chat.preparing", lang)):
-        return app.prepare(agent, ["en", "zh", "ja"])
+    return preparing(app, agent, ["en", "zh", "ja"], lang, console(stderr=True))
 
 
 def _as_dict(name: str, provider: str, status: ModelStatus) -> dict[str, object]:

@@ -20,6 +20,7 @@ from agent.toolkit.runtime import ToolOutcome
 
 if TYPE_CHECKING:
     from agent.loop.agent import Agent
+    from agent.router.written import Progress
 
 
 class ToolProtocol(Protocol):
@@ -42,9 +43,10 @@ class ToolProtocol(Protocol):
         """Append the calls of ``reply`` and their outcomes to ``messages``."""
         ...
 
-    def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
-        """Ready the tool prompt of each language ahead of the first message; per language, whether
-        there was work to do."""
+    def prepare(self, agent: "Agent", languages: list[str], progress: Progress | None = None) -> dict[str, bool]:
+        """Ready the tool prompt of each language ahead of the first message (``progress(done, total)``
+        hears of long work: examples written for tools without any); per language, whether there was
+        work to do."""
         ...
 
 
@@ -55,7 +57,7 @@ class _PromptInEveryRequest:
     #: the wording of its prompts, which an answer must not repeat
     answer_instructions = prompts.instruction_pieces(prompts.SYSTEM, prompts.FINAL_ONLY)
 
-    def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
+    def prepare(self, agent: "Agent", languages: list[str], progress: Progress | None = None) -> dict[str, bool]:
         return {}
 
 

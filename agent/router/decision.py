@@ -22,7 +22,7 @@ from agent.router.context import Context
 from agent.router.encoder import encoder_for
 from agent.router.forms import value_form
 from agent.router.options import RouterOptions
-from agent.router.written import ExampleWriter
+from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, value_schema
@@ -40,13 +40,13 @@ class Router:
         self._english: dict[str, str] = {}  # messages said in English for retrieval
 
     def with_examples(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool = True,
-                      partial: bool = False) -> list[ToolManifest] | None:
+                      partial: bool = False, progress: Progress | None = None) -> list[ToolManifest] | None:
         """``manifests``, those without examples given examples the model wrote (see
         :mod:`agent.router.written`; for providers that score decisions, with ``write_examples``);
         None when some are not written yet and ``write`` is false."""
         if not self.options.write_examples or scored_decoding(provider) is None:
             return manifests
-        return self.writer.completed(provider, manifests, language, write, partial)
+        return self.writer.completed(provider, manifests, language, write, partial, progress)
 
     def prompt(self, manifests: list[ToolManifest], language: str, provider: Provider | None = None,
                more: bool = False) -> DecisionPrompt:
@@ -65,18 +65,22 @@ class Router:
             self._prompts[key] = DecisionPrompt(manifests, language, self.options, fits, more)
         return self._prompts[key]
 
-    def prepare(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
+    def prepare(self, provider: Provider, manifests: list[ToolManifest], language: str,
+                progress: Progress | None = None) -> bool:
         """Evaluate and keep the fixed prompt for these manifests now (providers with a
         :class:`~agent.providers.base.PrefixCache`), so that the first decision is as fast as the
-        others. Returns whether there was work to do."""
+        others; examples are written first for the tools that need them (``progress(done, total)``
+        hears of each). Returns whether there was work to do."""
         cache = prefix_cache(provider)
         if cache is None or self.is_prepared(provider, manifests, language):
             return False
         manifests, rest = self.split(manifests)
+        written = self.with_examples(provider, manifests + (rest if self._writes_all(manifests, rest) else []), language,
+                                     progress=progress)
         if rest:  # the others are found by retrieval: their vectors are prepared
             for texts, model in self._retrieval_vectors(provider, self.index(self._known_examples(provider, rest, language))):
                 texts.prepare(model)
-        manifests = self.with_examples(provider, manifests, language) or manifests
+        manifests = (written or manifests)[: len(manifests)]
         prompt = self.prompt(manifests, language, provider, more=bool(rest))
         cache.prepare_prefix(prompt.prefix)
         vectors = self._vectors(provider)
@@ -103,6 +107,8 @@ class Router:
         """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
         Asks the provider once; a prompt it has kept is remembered."""
         manifests, rest = self.split(manifests)
+        if self._writes_all(manifests, rest) and self.with_examples(provider, rest, language, write=False) is None:
+            return False
         if rest and not all(texts.is_ready(model) for texts, model in
                             self._retrieval_vectors(provider, self.index(self._known_examples(provider, rest, language)))):
             return False
@@ -144,9 +150,14 @@ class Router:
         rest = self._known_examples(provider, rest, language)
         return ExtendedPrompt(prompt, self.extras(provider, rest, text, context), language, self.index(rest).vectors)
 
+    def _writes_all(self, core: list[ToolManifest], rest: list[ToolManifest]) -> bool:
+        """Whether preparing writes examples for the tools outside the core too (``write_all_up_to``):
+        a set of a few dozen tools costs a few minutes once, a thousand would cost an hour."""
+        return bool(rest) and len(core) + len(rest) <= self.options.write_all_up_to
+
     def _known_examples(self, provider: Provider, rest: list[ToolManifest], language: str) -> list[ToolManifest]:
-        """The tools outside the core, with the examples the model wrote for them before (none is
-        written for them now: a thousand tools would take an hour)."""
+        """The tools outside the core, with the examples the model wrote for them before (when the set
+        was prepared, or an earlier one; none is written at decision time)."""
         return self.with_examples(provider, rest, language, write=False, partial=True) or rest
 
     def index(self, manifests: list[ToolManifest]) -> ToolIndex:
@@ -154,10 +165,12 @@ class Router:
         return index_for(manifests)
 
     def split(self, manifests: list[ToolManifest]) -> tuple[list[ToolManifest], list[ToolManifest]]:
-        """``manifests`` and no others when they are few (``options.candidates``); else a fixed core,
-        whose prompt is prepared once (tools with examples of their own first, in the given order), and
-        the others, found by retrieval for each message (:mod:`agent.router.candidates`)."""
-        if len(manifests) <= self.options.candidates:
+        """``manifests`` and no others when they are few (``options.one_prompt_up_to``: a small model
+        chooses a tool listed in the message's turn over a better one in the prompt, so a set of a few
+        dozen is decided whole, its few-shot turns cut to fit); else a fixed core of ``candidates -
+        retrieved``, whose prompt is prepared once (tools with examples of their own first, in the given
+        order), and the others, found by retrieval for each message (:mod:`agent.router.candidates`)."""
+        if len(manifests) <= max(self.options.candidates, self.options.one_prompt_up_to):
             return manifests, []
         size = max(self.options.candidates - self.options.retrieved, 0)
         order = sorted(range(len(manifests)), key=lambda i: (not examples_of(manifests[i]), i))

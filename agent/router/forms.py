@@ -1,6 +1,7 @@
 """Values in the form a parameter asks for. A parameter whose description asks for an IANA time zone,
-an ISO 4217 currency code or a unit symbol gets one when the message says it another way: "伦敦"
-becomes ``Europe/London``, "euros" ``EUR``, "日元" ``JPY``, "kilometres" ``km``, "华氏度" ``°F``. The
+an ISO 4217 currency code, an ISO 3166-1 country code or a unit symbol gets one when the message says
+it another way: "伦敦" becomes ``Europe/London``, "euros" ``EUR``, "日元" ``JPY``, "タイ" ``TH``,
+"kilometres" ``km``, "华氏度" ``°F``. The
 form is read from the parameter's description (as tools from MCP servers and OpenAPI documents state
 it), never from the tool's name, so it holds for any tool set. A value that is already in the form, or that no table knows, is left as written.
 """
@@ -14,6 +15,7 @@ from functools import lru_cache
 from typing import Callable, Iterable
 
 from agent.toolkit.base import ToolManifest
+from agent.toolkit.countries import country_code, names as country_names
 from agent.toolkit.units import find_unit, names as unit_names
 from agent.toolkit.zones import ALIASES, cities, iana_names, name_key, zone_name
 
@@ -119,6 +121,12 @@ def _unit_finder() -> re.Pattern[str]:
                    + [f"{n}s" for n in names if n.isascii() and n.isalpha() and len(n) > 2])
 
 
+@lru_cache(maxsize=1)
+def _country_finder() -> re.Pattern[str]:
+    # not two- or three-letter Latin names: "in", "it", "can" are words before they are codes
+    return _finder([n for n in country_names() if not n.isascii() or len(n) > 3 or n in ("usa", "uk")])
+
+
 @dataclass(frozen=True)
 class Form:
     """A form of value: its name, how to write a value in it (None when it cannot be), and where to
@@ -138,6 +146,8 @@ class Form:
 ZONE = Form("IANA time zone", iana_zone, _zone_finder)
 CURRENCY = Form("ISO 4217 currency code", currency_code, _currency_finder)
 UNIT = Form("unit symbol", unit_symbol, _unit_finder)
+COUNTRY = Form("ISO 3166-1 alpha-2 country code", country_code, _country_finder)
+COUNTRY3 = Form("ISO 3166-1 alpha-3 country code", lambda text: country_code(text, 3), _country_finder)
 
 _ASKS_ZONE = re.compile(r"\bIANA\b|\btz ?database\b|\bOlson\b", re.IGNORECASE)
 _MENTIONS_ZONE = re.compile(r"time ?zone|时区|時區|タイムゾーン", re.IGNORECASE)
@@ -147,6 +157,8 @@ _ASKS_CURRENCY = re.compile(r"ISO[\s-]?4217", re.IGNORECASE)
 _MENTIONS_CURRENCY = re.compile(r"currenc|货币|币种|幣別|通貨", re.IGNORECASE)
 _MENTIONS_UNIT = re.compile(r"\bunits?\b|单位|單位|単位", re.IGNORECASE)
 _ASKS_SYMBOL = re.compile(r"symbol|abbreviat|\bSI\b|\bUCUM\b|符号|缩写|縮寫|記号|略号|略称", re.IGNORECASE)
+_ASKS_COUNTRY = re.compile(r"ISO[\s-]?3166|\bcountry[\s-]code|国家代码|國家代碼|国コード|国名コード", re.IGNORECASE)
+_ALPHA3 = re.compile(r"alpha[\s-]?3|three[\s-]letter|3[\s-]letter|三字母|3文字|三文字", re.IGNORECASE)
 _CODE_HINT = re.compile(r"\bISO\b|\bcode\b|代码|代碼|コード|\b(?:USD|EUR|JPY|GBP|CNY)\b", re.IGNORECASE)
 
 
@@ -154,6 +166,8 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
     """The form the description of ``manifest``'s parameter ``key`` asks for, if it is one of those
     above; None otherwise (the value is written as the message says it)."""
     description = str(manifest.parameters.get(key) or "")
+    if _ASKS_COUNTRY.search(description):  # "ISO 3166-1 alpha-2 country code of the passport"
+        return COUNTRY3 if _ALPHA3.search(description) else COUNTRY
     if _ACCEPTS_NAMES.search(description):
         return None  # the tool takes the name as said ("City, country or IANA time zone")
     if _ASKS_ZONE.search(description) or (_MENTIONS_ZONE.search(description) and _ZONE_EXAMPLE.search(description)):

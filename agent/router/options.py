@@ -11,7 +11,8 @@ class RouterOptions:
 
     few_shot: bool = True  # the manifests' examples (and built-in no-tool messages) as chat turns
     reply_room: int = 768  # tokens the tool prompt leaves free for the conversation, the message and the reply
-    candidates: int = 16  # with more tools than this, a decision is made among this many: a fixed core, and ...
+    one_prompt_up_to: int = 40  # a set of this many tools or fewer is decided in one prompt (its few-shot turns cut to fit)
+    candidates: int = 16  # with more tools, a decision is made among this many: a fixed core, and ...
     retrieved: int = 4  # ... this many more found by retrieval for the message
     encoder: bool = True  # retrieval also weighs a sentence encoder made for it, when installed (riverse[retrieval])
     retrieve_in_english: bool = False  # retrieval also reads a Chinese/Japanese message translated, for English tool texts
@@ -29,5 +30,6 @@ class RouterOptions:
     follow_weight: float = 3.0  # added to the previous turn's tools for a short message after it (a follow-up)
     marked_follow_weight: float = 3.0  # added again when it reads "and X?", "X呢", "Xは？" (agent.router.references)
     chain_margin: float = 3.0  # another tool within this of the chosen one's score: a second step may follow its result
-    write_examples: bool = True  # tools without examples: the model writes some when the tool prompt is prepared
+    write_examples: bool = True  # tools without examples: the model writes some when the tool prompt is prepared ...
+    write_all_up_to: int = 64  # ... for every tool of a set this large or smaller; of a larger one, for the core's only
     model_quotes: bool = True  # opening quotes written with what follows (``"(``, ``"/`` are single tokens)

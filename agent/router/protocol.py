@@ -30,6 +30,7 @@ from agent.toolkit.runtime import ToolOutcome
 
 if TYPE_CHECKING:
     from agent.loop.agent import Agent
+    from agent.router.written import Progress
 
 
 class RouterProtocol:
@@ -60,13 +61,13 @@ class RouterProtocol:
     def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
         return pick(prompts.SYSTEM, language)
 
-    def prepare(self, agent: "Agent", languages: list[str]) -> dict[str, bool]:
+    def prepare(self, agent: "Agent", languages: list[str], progress: Progress | None = None) -> dict[str, bool]:
         """Prepare the tool prompt of each language ahead of the first message (see
         :meth:`Router.prepare`); returns, per language, whether it had to be evaluated."""
         done = {}
         for language in languages:
             manifests = _in_language(agent, agent.registry.manifests(), language)
-            done[language] = self.router.prepare(agent.provider, manifests, language) if manifests else False
+            done[language] = self.router.prepare(agent.provider, manifests, language, progress) if manifests else False
         return done
 
     def next(self, agent: "Agent", messages: list[dict], manifests: list[ToolManifest], emit: EventCallback) -> Reply:
@@ -86,6 +87,7 @@ class RouterProtocol:
         if manifests:
             if not self.router.is_prepared(agent.provider, manifests, language):
                 emit(Event("notice", text=pick(PREPARING, language)))
+                self.router.prepare(agent.provider, manifests, language)
             context = previous_exchange(agent.store, agent.conversation_id)
             decisions = decide_requests(self.router, agent.provider, manifests, question, language, context)
             decision = decisions[0]

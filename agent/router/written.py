@@ -15,10 +15,13 @@ import re
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from agent.providers.base import Provider
 from agent.toolkit.base import ToolManifest
+
+#: told ``(done, total)`` as the examples of each tool are written
+Progress = Callable[[int, int], None]
 
 #: how many examples the model writes for a tool
 COUNT = 3
@@ -132,15 +135,20 @@ class ExampleWriter:
         return Path(folder) / "examples" / f"{key}.json" if folder else None
 
     def completed(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool,
-                  partial: bool = False) -> list[ToolManifest] | None:
+                  partial: bool = False, progress: Progress | None = None) -> list[ToolManifest] | None:
         """``manifests`` with written examples for those that have none; None when some are not written
-        yet and ``write`` is false (with ``partial``, those are left without)."""
+        yet and ``write`` is false (with ``partial``, those are left without). ``progress(done, total)``
+        hears of each tool whose examples had to be written now."""
         out = []
+        unwritten = [m for m in manifests if write and progress and not (m.examples or m.extra_examples)
+                     and self.known(provider, m, language) is None]
         for m in manifests:
             if m.examples or m.extra_examples:
                 out.append(m)
                 continue
             examples = self.write(provider, m, language) if write else self.known(provider, m, language)
+            if progress and m in unwritten:
+                progress(unwritten.index(m) + 1, len(unwritten))
             if examples is None and partial:
                 out.append(m)
                 continue

@@ -5,7 +5,8 @@ The embedded model's router keeps one prepared tool prompt per language (see ``r
 prepares those of the page's languages in a background thread as soon as it starts, through the
 model's fair queue like any turn, and ``GET /api/status`` reports the progress the page shows:
 ``state`` is ``starting``, ``loading`` (the model file), ``preparing`` (``current`` names the language),
-``ready``, ``failed`` (``error`` says why; the first message then prepares as before) or ``off``.
+``ready``, ``failed`` (``error`` says why; the first message then prepares as before) or ``off``;
+while examples are written for tools that came without any, ``examples`` is ``[written, of]``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Readiness:
         self.error = ""
         self.languages = sorted(LANGUAGES, key=lambda language: language != app.language)  # its own first
         self.prepared: list[str] = []
+        self.examples: tuple[int, int] | None = None  # (written, of) while examples are written for tools without any
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -56,6 +58,7 @@ class Readiness:
                 "languages": list(self.languages),
                 "prepared": list(self.prepared),
                 "current": self.current,
+                "examples": list(self.examples) if self.examples else None,
                 "error": self.error,
             }
 
@@ -85,8 +88,12 @@ class Readiness:
         if cache is not None:
             cache.load()
 
+        def progress(done: int, total: int) -> None:
+            with self._lock:
+                self.examples = (done, total) if done < total else None
+
         def prepare_one(language: str) -> None:
-            self.app.prepare(agent, [language])
+            self.app.prepare(agent, [language], progress)
 
         return prepare_one
 

