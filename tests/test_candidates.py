@@ -6,6 +6,8 @@ import json
 import re
 from dataclasses import replace
 
+import pytest
+
 from agent.providers.base import Completion
 from agent.router import Router, RouterOptions
 from agent.router.candidates import ToolIndex, narrowed, terms
@@ -68,6 +70,17 @@ def test_with_many_tools_a_decision_reads_a_fixed_core_and_the_tools_retrieved_f
     other = ScoringProvider({"none": 0.0}, [])
     router.decide(other, MANY, "Export my playlists to CSV", "en")
     assert other.opened[0][0][:keep] == messages[:keep]
+
+
+def test_listed_bias_weighs_the_tools_listed_in_the_message_turn_only():
+    provider = ScoringProvider({"helpdesk_delete_support_ticket": 0.0, "weather": -1.0, "none": -5.0}, ["st_31", "Oslo"])
+    plain = Router(RouterOptions(candidates=8, retrieved=4)).decide(provider, MANY, "Delete support ticket st_31", "en")
+    assert plain.tool == "helpdesk_delete_support_ticket"
+    biased = Router(RouterOptions(candidates=8, retrieved=4, listed_bias=-2.0))
+    decision = biased.decide(provider, MANY, "Delete support ticket st_31", "en")
+    assert decision.tool == "weather"  # the core tool, one point behind, now ahead
+    assert decision.scores["helpdesk_delete_support_ticket"] == pytest.approx(plain.scores["helpdesk_delete_support_ticket"] - 2.0)
+    assert decision.scores["weather"] == pytest.approx(plain.scores["weather"])
 
 
 def test_the_candidates_are_the_tools_the_decision_lists_examples_written_before_included(monkeypatch):

@@ -229,6 +229,7 @@ class Router:
                 name: logprobs[label]
                 + options.vector_weight * nearest.get(name, 0.0)
                 + options.word_weight * shared.get(name, 0.0)
+                + (options.listed_bias if name in prompt.listed else 0.0)
                 + (
                     options.none_bias
                     if name == prompt.none

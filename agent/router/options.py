@@ -13,7 +13,8 @@ class RouterOptions:
     reply_room: int = 768  # tokens the tool prompt leaves free for the conversation, the message and the reply
     one_prompt_up_to: int = 40  # a set of this many tools or fewer is decided in one prompt (its few-shot turns cut to fit)
     candidates: int = 16  # with more tools, a decision is made among this many: a fixed core, and ...
-    retrieved: int = 4  # ... this many more found by retrieval for the message
+    retrieved: int = 4  # ... this many more found by retrieval for the message, listed in its turn ...
+    listed_bias: float = 0.0  # ... added to their scores (the model favours a tool listed after the message)
     encoder: bool = True  # retrieval also weighs a sentence encoder made for it, when installed (riverse[retrieval])
     retrieve_in_english: bool = False  # retrieval also reads a Chinese/Japanese message translated, for English tool texts
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)

@@ -44,6 +44,7 @@ class DecisionPrompt:
         the reply; the few-shot turns are cut, the last rounds first, until it does. ``more``: the
         messages will list more tools (:class:`ExtendedPrompt`), which turns of their own show."""
         self.manifests = {m.name: m for m in manifests}
+        self.listed: set[str] = set()  # tools listed in the message's turn (none: every tool is in the prompt)
         self.kept_by: weakref.WeakSet[Provider] = weakref.WeakSet()  # providers known to keep this prompt's state
         self.none = none_label(manifests)
         listing = "\n".join(_describe(m) for m in manifests)
@@ -110,6 +111,7 @@ class ExtendedPrompt:
         self.prefix = base.prefix
         self.none = base.none
         self.manifests = {**base.manifests, **{m.name: m for m in extras if m.name != base.none}}
+        self.listed = {m.name for m in extras if m.name not in base.manifests and m.name != base.none}
         self.link_tools = base.link_tools | {m.name for m in extras if any(is_link(m, key) for key in m.required)}
         self.examples = _Joined(base.examples, vectors, [m.name for m in extras])
         self.words = WordMatch([*base.manifests.values(), *extras]) if extras else base.words
