@@ -1,9 +1,9 @@
 """Values in the form a parameter asks for. A parameter whose description asks for an IANA time zone,
 an ISO 4217 currency code, an ISO 3166-1 country code or a unit symbol gets one when the message says
 it another way: "伦敦" becomes ``Europe/London``, "euros" ``EUR``, "日元" ``JPY``, "タイ" ``TH``,
-"kilometres" ``km``, "华氏度" ``°F``. The
-form is read from the parameter's description (as tools from MCP servers and OpenAPI documents state
-it), never from the tool's name, so it holds for any tool set. A value that is already in the form, or that no table knows, is left as written.
+"kilometres" ``km``, "华氏度" ``°F``. The form is read from the parameter's description (as tools from
+MCP servers and OpenAPI documents state it), never from the tool's name, so it holds for any tool set.
+A value that is already in the form, or that no table knows, is left as written.
 """
 
 from __future__ import annotations

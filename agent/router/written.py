@@ -140,15 +140,17 @@ class ExampleWriter:
         yet and ``write`` is false (with ``partial``, those are left without). ``progress(done, total)``
         hears of each tool whose examples had to be written now."""
         out = []
-        unwritten = [m for m in manifests if write and progress and not (m.examples or m.extra_examples)
-                     and self.known(provider, m, language) is None]
+        unwritten = {m.name for m in manifests if write and progress and not (m.examples or m.extra_examples)
+                     and self.known(provider, m, language) is None}
+        done = 0
         for m in manifests:
             if m.examples or m.extra_examples:
                 out.append(m)
                 continue
             examples = self.write(provider, m, language) if write else self.known(provider, m, language)
-            if progress and m in unwritten:
-                progress(unwritten.index(m) + 1, len(unwritten))
+            if progress and m.name in unwritten:
+                done += 1
+                progress(done, len(unwritten))
             if examples is None and partial:
                 out.append(m)
                 continue
