@@ -91,6 +91,28 @@ def test_a_single_request_with_and_keeps_the_whole_messages_decision():
     assert [d.tool for d in decisions] == [None]  # one call from the parts is not two requests
 
 
+def test_calls_that_differ_only_in_a_list_parameter_are_one_call_with_the_items_listed():
+    from agent.tools import ToolManifest
+
+    slots = ToolManifest("find_meeting_slots", "Find a time when everyone is free",
+                         {"attendees": "Email addresses", "duration_minutes": "Length"},
+                         parameter_types={"attendees": {"type": "array", "items": {"type": "string"}},
+                                          "duration_minutes": "integer"}, required=["attendees", "duration_minutes"])
+
+    def rules(text, context):
+        emails = [e for e in ("chen@corp.cn", "liu@corp.cn") if e in text]
+        return Decision("find_meeting_slots", {"attendees": emails[-1], "duration_minutes": "30"}) if emails else Decision(None)
+
+    said = "帮我和 chen@corp.cn、liu@corp.cn 找一个大家都有空的半小时"
+    decisions = decide_requests(RuleRouter(rules), None, [slots], said, "zh", Context())
+    assert [(d.tool, d.params) for d in decisions] == [
+        ("find_meeting_slots", {"attendees": "chen@corp.cn, liu@corp.cn", "duration_minutes": "30"})]
+    # a value that is no list keeps the calls apart: the weather in two cities is two calls
+    weather = ToolManifest("weather", "Weather of a city", {"city": "City"}, required=["city"])
+    decisions = decide_requests(RuleRouter(weather_rules), None, [weather], "weather in Paris and London", "en", Context())
+    assert len(decisions) == 2
+
+
 def test_identical_calls_from_two_parts_are_made_once():
     def rules(text, context):
         return Decision("weather", {"city": "Paris"}) if "Paris" in text or "weather" in text else Decision(None)

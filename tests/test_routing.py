@@ -397,6 +397,70 @@ def test_a_chinese_value_the_message_does_not_contain_is_copied_instead():
     assert "".join(provider.cursor.written).endswith('"from_unit": "英尺", "to_unit": "厘米"')
 
 
+PLUG = ToolManifest("set_plug", "Switch a smart plug on or off", {"device_id": "The plug's device ID"},
+                    ["Switch off plug 12345"], parameter_types={"device_id": "string"}, required=["device_id"])
+
+
+def test_an_identifier_the_message_does_not_state_is_copied_from_it_or_the_tool_is_not_called():
+    said = "switch off the coffee machine plug"
+    provider = ScoringProvider({"set_plug": 0.0, "none": -9.0}, ["12345", "coffee machine"])  # 12345: an example's
+    decision = Router(RouterOptions()).decide(provider, [PLUG], said, "en")
+    assert decision.params == {"device_id": "coffee machine"}
+    assert provider.cursor.filters[1] == {"copy_from": said, "opening": ' "'}
+    assert "".join(provider.cursor.written).endswith('"device_id": "coffee machine"')
+    nothing = ScoringProvider({"set_plug": 0.0, "none": -9.0}, ["123456", ""])  # the message has no words for it
+    decision = Router(RouterOptions()).decide(nothing, [PLUG], "turn it off", "en")
+    assert decision.tool is None and (decision.declined, decision.missing) == ("set_plug", "device_id")
+    letter = ScoringProvider({"set_plug": 0.0, "none": -9.0}, ["12345678", "a"])  # "a" of "a plug" is no device
+    assert Router(RouterOptions()).decide(letter, [PLUG], "switch off a plug", "en").tool is None
+    stated = ScoringProvider({"set_plug": 0.0, "none": -9.0}, ["plug-4821"])
+    assert Router(RouterOptions()).decide(stated, [PLUG], "switch off plug-4821", "en").params == {"device_id": "plug-4821"}
+    assert len(stated.cursor.filters) == 1  # a number the message states is written as the model wrote it
+    kept = ScoringProvider({"set_plug": 0.0, "none": -9.0}, ["12345"])
+    assert Router(RouterOptions(copy_invented=False)).decide(kept, [PLUG], said, "en").params == {"device_id": "12345"}
+
+
+@pytest.mark.parametrize("value, message, made_up", [
+    ("12345", "switch off the coffee machine plug", True),
+    ("offer 123456", "book the diving tour", True),
+    ("QX7F2K", "cancel booking QX7F2K", False),  # short runs of digits are not judged
+    ("4821", "密码 4821", False),
+    ("1500", "send 1,500 yen", False),
+    ("１２３４５", "order 12345", False),  # full-width digits are the same number
+    ("2027-03-14", "on March 14 2027", False),  # a date written from words
+    ("06:30", "毎朝6時半", False),
+    ("0.125*80", "12.5% of 80", False),  # arithmetic composed from the message
+    ("sqrt(1849)", "square root of 1849", False),
+    ("7", "seven", False),
+])
+def test_a_value_with_a_number_the_message_lacks_is_invented(value, message, made_up):
+    from agent.router.values import invented
+
+    assert invented(value, message) is made_up
+
+
+BUDGET = ToolManifest("create_budget", "Create a spending budget", {"amount": "Amount per period"}, ["Budget 300 a month"],
+                      parameter_types={"amount": "number"}, required=["amount"])
+
+
+def test_a_number_copied_from_the_message_takes_the_scale_said_after_it():
+    provider = ScoringProvider({"create_budget": 0.0, "none": -9.0}, ["3"])
+    assert Router(RouterOptions()).decide(provider, [BUDGET], "娯楽費の予算を月3万円で作って", "ja").params == {"amount": "30000"}
+    assert provider.cursor.filters[0]["copy_from"] == "娯楽費の予算を月3万円で作って"  # the digits are copied
+
+
+@pytest.mark.parametrize("value, message, result", [
+    ("3", "月3万円で", "30000"), ("1.5", "预算1.5万元", "15000"), ("5", "5千块", "5000"), ("2", "2億円", "200000000"),
+    ("2.5", "raise 2.5 million dollars", "2500000"),
+    ("3", "跑3千米", "3"),  # 千米 is a kilometre, not a thousand metres
+    ("300", "预算 300 元", "300"), ("3", "3 apples, and 3万 of something", "3"),  # said two ways: left as it is
+])
+def test_scaled_numbers(value, message, result):
+    from agent.router.values import scaled
+
+    assert scaled(value, message) == result
+
+
 def test_a_tool_whose_required_value_is_empty_is_not_called_and_one_character_is_no_optional_value():
     empty = ScoringProvider({"weather": 0.0, "none": -9.0}, [""])
     assert Router(RouterOptions()).decide(empty, [WEATHER], "天气好吗", "zh").tool is None

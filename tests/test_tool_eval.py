@@ -137,6 +137,12 @@ def test_params_match_uses_the_manifest_types():
     assert params_match(m, {"tags": ["a", "b"]}, {"tags": "a, b"})  # an array is a value, not alternatives
     assert not params_match(m, {"n": 3}, {"n": "three"})
     assert not params_match(m, {"unit": "km"}, {})
+    # each value is typed on its own, also when the tool has other required values
+    slots = ToolManifest("slots", "d", {"who": "attendees", "minutes": "how long"},
+                         parameter_types={"who": {"type": "array", "items": {"type": "string"}}, "minutes": "integer"},
+                         required=["who", "minutes"])
+    assert params_match(slots, {"who": ["tom@acme.com", "li@acme.com"]}, {"who": "tom@acme.com, li@acme.com"})
+    assert not params_match(slots, {"who": ["tom@acme.com", "li@acme.com"]}, {"who": "tom@acme.com"})
 
 
 @pytest.mark.parametrize(

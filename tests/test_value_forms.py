@@ -9,7 +9,20 @@ import pytest
 
 from agent.providers.base import Capabilities, Completion
 from agent.router import Router, RouterOptions
-from agent.router.forms import COUNTRY, COUNTRY3, CURRENCY, UNIT, ZONE, currency_code, iana_zone, unit_symbol, value_form
+from agent.router.forms import (
+    AIRLINE,
+    AIRPORT,
+    COUNTRY,
+    COUNTRY3,
+    CURRENCY,
+    UNIT,
+    ZONE,
+    currency_code,
+    iana_zone,
+    unit_symbol,
+    value_form,
+)
+from agent.toolkit.airports import airline_code, airport_code
 from agent.toolkit.countries import country_code
 from agent.router.written import TRANSLATE, ExampleWriter
 from agent.tools import ToolManifest
@@ -56,6 +69,12 @@ FX = ToolManifest("fx_convert", "Convert an amount between currencies",
     ("目的地的国家代码", COUNTRY),
     ("国コード（例: JP）", COUNTRY),
     ("Country of the address", None),  # a country as said
+    ("IATA airport code, e.g. \"CDG\".", AIRPORT),
+    ("出发机场代码", AIRPORT),
+    ("City or IATA airport code.", None),  # a city as said
+    ("Two-letter IATA airline code, e.g. \"LH\".", AIRLINE),
+    ("航空会社コード（IATA）", AIRLINE),
+    ("Airline code and number, e.g. \"BA117\".", None),  # a flight number, written as said
 ])
 def test_the_form_is_read_from_the_parameter_description(description, form):
     manifest = ToolManifest("t", "a tool", {"p": description}, required=["p"])
@@ -177,6 +196,44 @@ def test_countries_said_in_words_are_written_as_the_codes_the_tool_asks_for():
     assert decision.params == {"nationality": "CN", "destination_country": "TH"}
     # the words of a sentence are not countries: "in", "it" and "can" name none
     assert COUNTRY.stated("can I go in it with my passport to Japan or the USA?") == {"JP", "US"}
+
+
+@pytest.mark.parametrize("said,code", [
+    ("LHR", "LHR"), ("London Heathrow", "LHR"), ("Heathrow Airport", "LHR"), ("ロンドン・ヒースロー", "LHR"),
+    ("Charles de Gaulle", "CDG"), ("Tokyo Haneda", "HND"), ("羽田空港", "HND"), ("成田", "NRT"), ("那覇", "OKA"),
+    ("北京首都机场", "PEK"), ("上海浦东", "PVG"), ("广州白云", "CAN"), ("Denver", "DEN"), ("Boston", "BOS"),
+    ("新加坡", "SIN"),
+    # a city with several airports names none of them; a word in small letters is no code
+    ("London", None), ("Tokyo", None), ("New York", None), ("the", None), ("", None), ("Atlantis", None),
+])
+def test_airport_names_in_three_languages_become_iata_codes(said, code):
+    assert airport_code(said) == code
+
+
+@pytest.mark.parametrize("said,code", [
+    ("Lufthansa", "LH"), ("LH", "LH"), ("JAL", "JL"), ("日航", "JL"), ("全日空", "NH"), ("国航", "CA"),
+    ("British Airways", "BA"), ("ルフトハンザ", "LH"), ("Acme Air", None), ("", None),
+])
+def test_airline_names_become_iata_codes(said, code):
+    assert airline_code(said) == code
+
+
+def test_airports_and_airlines_said_in_words_are_written_as_codes():
+    flights = ToolManifest("search_flights", "Search flight offers between two airports",
+                           {"origin": "IATA airport code, e.g. \"CDG\".", "destination": "IATA airport code, e.g. \"CDG\"."},
+                           required=["origin", "destination"])
+    provider = ScoringProvider({"search_flights": 0.0, "none": -5.0}, ["London Heathrow", "JFK"])
+    decision = Router(RouterOptions(write_examples=False)).decide(provider, [flights], "flights from London Heathrow to JFK", "en")
+    assert decision.params == {"origin": "LHR", "destination": "JFK"}
+    assert AIRPORT.stated("查一下北京首都机场飞上海浦东的航班") == {"PEK", "PVG"}
+    # the model wrote the city of an airport the message names in full: that airport
+    beijing = ScoringProvider({"search_flights": 0.0, "none": -5.0}, ["北京", "上海浦东"])
+    decision = Router(RouterOptions(write_examples=False)).decide(beijing, [flights], "北京首都机场飞上海浦东的航班", "zh")
+    assert decision.params == {"origin": "PEK", "destination": "PVG"}
+    assert AIRPORT.holding("New", "flights from Newark or New Delhi") is None  # held by two names: none
+    assert "THE" not in AIRPORT.stated("at the end of the day")  # codes in capitals only
+    assert AIRPORT.stated("flights from LHR to JFK") == {"LHR", "JFK"}
+    assert AIRLINE.stated("how many bags can I check on Lufthansa?") == {"LH"}
 
 
 # -------------------------------------------------------------- examples for tools without any

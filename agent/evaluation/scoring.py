@@ -21,7 +21,7 @@ import unicodedata
 from typing import Any
 
 from agent.toolkit.base import BaseTool, ToolManifest
-from agent.toolkit.schema import ParameterError, coerce_params, parameter_schema
+from agent.toolkit.schema import ParameterError, coerce_value, parameter_schema
 
 
 def params_match(
@@ -69,8 +69,10 @@ def _coerced(manifest: ToolManifest, name: str, value: Any) -> Any:
     """``value`` as the runtime would pass it to the tool; unchanged when it would be refused."""
     if value is None:
         return None
-    try:
-        return coerce_params(manifest, {name: value}).get(name, value)
+    if name not in (manifest.parameters or {}):
+        return value
+    try:  # this value alone: the call's other required values are judged by their own expectations
+        return coerce_value(manifest, name, value)
     except ParameterError:
         return value
 

@@ -26,7 +26,18 @@ from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, value_schema
-from agent.router.values import clean_value, foreign, opening, respelled, rewrite, unsaid_left_out, unstated, value_filters
+from agent.router.values import (
+    clean_value,
+    foreign,
+    invented,
+    opening,
+    respelled,
+    rewrite,
+    scaled,
+    unsaid_left_out,
+    unstated,
+    value_filters,
+)
 from agent.toolkit.base import ToolManifest
 
 
@@ -271,7 +282,7 @@ class Router:
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)
         if value_schema(manifest, key).get("type") in ("number", "integer"):
-            value = value.rstrip(".,")  # "0." is a number begun, not a value; "1,500" stays
+            value = scaled(value.rstrip(".,"), text)  # "0." is a number begun, not a value; "3" of "3万円" is 30000
         if key not in manifest.required and len(value) == 1 and value.isalpha():
             return ""  # one letter picked out of a sentence (日 of 今日, e of "time") is not a value worth stating
         return value
@@ -298,7 +309,7 @@ class Router:
         if normal is None:  # no table knows what the model wrote: the message's words, in the form if they can be
             rewrite(cursor, start, value, "opening" in filters)
             value = self._as_said(cursor, start, value, text, filters)
-            normal = form.normal(value)
+            normal = form.normal(value) or form.holding(value, text)  # "北京" of the message's "北京首都机场"
             if normal is None:
                 return value
         rewrite(cursor, start, normal, "opening" in filters)  # "Europe/London" for 伦敦: as the tool asks
@@ -306,11 +317,15 @@ class Router:
 
     def _as_said(self, cursor: ReplyCursor, start: Any, value: str, text: str, filters: dict[str, Any]) -> str:
         """``value``, or the message's own words for it when the model wrote it in another script or
-        spelling."""
+        spelling, or with a number the message does not state (:func:`~agent.router.values.invented`:
+        then nothing, when the message has no words for it, and a required value is missing)."""
         options = self.options
-        if options.copy_foreign and "copy_from" not in filters and (foreign(value, text) or unstated(value, text)):
+        made_up = options.copy_invented and "copy_from" not in filters and "allowed" not in filters and invented(value, text)
+        if made_up or options.copy_foreign and "copy_from" not in filters and (foreign(value, text) or unstated(value, text)):
             cursor.rewind(start)
             copied = clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
+            if made_up:  # nothing when the message has nothing for it (a letter picked out of a word is nothing)
+                return "" if len(copied) == 1 and copied.isalpha() else copied
             if copied and (foreign(value, copied) or not foreign(copied, text)):  # the message's own words
                 return copied
             rewrite(cursor, start, value, "opening" in filters)

@@ -1,7 +1,8 @@
 """Values in the form a parameter asks for. A parameter whose description asks for an IANA time zone,
-an ISO 4217 currency code, an ISO 3166-1 country code or a unit symbol gets one when the message says
-it another way: "伦敦" becomes ``Europe/London``, "euros" ``EUR``, "日元" ``JPY``, "タイ" ``TH``,
-"kilometres" ``km``, "华氏度" ``°F``. The form is read from the parameter's description (as tools from
+an ISO 4217 currency code, an ISO 3166-1 country code, an IATA airport or airline code or a unit
+symbol gets one when the message says it another way: "伦敦" becomes ``Europe/London``, "euros"
+``EUR``, "日元" ``JPY``, "タイ" ``TH``, "London Heathrow" ``LHR``, "Lufthansa" ``LH``, "kilometres"
+``km``, "华氏度" ``°F``. The form is read from the parameter's description (as tools from
 MCP servers and OpenAPI documents state it), never from the tool's name, so it holds for any tool set.
 A value that is already in the form, or that no table knows, is left as written.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
+from agent.toolkit.airports import airline_code, airline_names, airport_code, airport_names
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.countries import country_code, names as country_names
 from agent.toolkit.units import find_unit, names as unit_names
@@ -127,6 +129,16 @@ def _country_finder() -> re.Pattern[str]:
     return _finder([n for n in country_names() if not n.isascii() or len(n) > 3 or n in ("usa", "uk")])
 
 
+@lru_cache(maxsize=1)
+def _airport_finder() -> re.Pattern[str]:
+    return _finder(airport_names())
+
+
+@lru_cache(maxsize=1)
+def _airline_finder() -> re.Pattern[str]:
+    return _finder([n for n in airline_names() if not n.isascii() or len(n) > 2])
+
+
 @dataclass(frozen=True)
 class Form:
     """A form of value: its name, how to write a value in it (None when it cannot be), and where to
@@ -135,12 +147,26 @@ class Form:
     name: str
     normal: Callable[[str], str | None]
     finder: Callable[[], re.Pattern[str]]
+    codes: re.Pattern[str] | None = None  # codes as a message writes them ("LHR"), looked for before case-folding
 
     def stated(self, text: str) -> set[str]:
         """The values in this form that ``text`` names ("伦敦 … 东京" -> Europe/London, Asia/Tokyo)."""
-        folded = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
-        found = (self.normal(m.group(0)) for m in self.finder().finditer(folded))
+        text = unicodedata.normalize("NFKC", text)
+        folded = text.casefold().replace("_", " ")
+        found = [self.normal(m.group(0)) for m in self.finder().finditer(folded)]
+        found += [self.normal(m.group(0)) for m in self.codes.finditer(text)] if self.codes else []
         return {value for value in found if value}
+
+    def holding(self, value: str, text: str) -> str | None:
+        """The one value in this form that ``text`` names with words holding ``value`` ("北京" of
+        "北京首都机场" is ``PEK``); None when no name or several hold it."""
+        part = unicodedata.normalize("NFKC", value).casefold().strip()
+        if len(part) < 2:
+            return None
+        folded = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
+        found = {self.normal(m.group(0)) for m in self.finder().finditer(folded) if part in m.group(0)}
+        found.discard(None)
+        return found.pop() if len(found) == 1 else None
 
 
 ZONE = Form("IANA time zone", iana_zone, _zone_finder)
@@ -148,6 +174,8 @@ CURRENCY = Form("ISO 4217 currency code", currency_code, _currency_finder)
 UNIT = Form("unit symbol", unit_symbol, _unit_finder)
 COUNTRY = Form("ISO 3166-1 alpha-2 country code", country_code, _country_finder)
 COUNTRY3 = Form("ISO 3166-1 alpha-3 country code", lambda text: country_code(text, 3), _country_finder)
+AIRPORT = Form("IATA airport code", airport_code, _airport_finder, re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])"))
+AIRLINE = Form("IATA airline code", airline_code, _airline_finder, re.compile(r"(?<![A-Za-z0-9])[A-Z0-9]{2}(?![A-Za-z0-9])"))
 
 _ASKS_ZONE = re.compile(r"\bIANA\b|\btz ?database\b|\bOlson\b", re.IGNORECASE)
 _MENTIONS_ZONE = re.compile(r"time ?zone|时区|時區|タイムゾーン", re.IGNORECASE)
@@ -159,6 +187,10 @@ _MENTIONS_UNIT = re.compile(r"\bunits?\b|单位|單位|単位", re.IGNORECASE)
 _ASKS_SYMBOL = re.compile(r"symbol|abbreviat|\bSI\b|\bUCUM\b|符号|缩写|縮寫|記号|略号|略称", re.IGNORECASE)
 _ASKS_COUNTRY = re.compile(r"ISO[\s-]?3166|\bcountry[\s-]code|国家代码|國家代碼|国コード|国名コード", re.IGNORECASE)
 _ALPHA3 = re.compile(r"alpha[\s-]?3|three[\s-]letter|3[\s-]letter|三字母|3文字|三文字", re.IGNORECASE)
+_ASKS_AIRLINE = re.compile(r"\b(?:IATA|ICAO|two[\s-]letter|2[\s-]letter)\b.*\bairline|\bairline\b.*\b(?:IATA|designator)\b"
+                           r"|航空公司(?:二字)?代码|航空公司代碼|航空会社コード", re.IGNORECASE)
+_ASKS_AIRPORT = re.compile(r"\bIATA\b|\bairport\s+code|机场代码|機場代碼|空港コード", re.IGNORECASE)
+_NUMBERED = re.compile(r"\bnumber\b|\bflight\b|航班号|便名", re.IGNORECASE)  # "Airline code and number, e.g. BA117"
 _CODE_HINT = re.compile(r"\bISO\b|\bcode\b|代码|代碼|コード|\b(?:USD|EUR|JPY|GBP|CNY)\b", re.IGNORECASE)
 
 
@@ -169,7 +201,11 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
     if _ASKS_COUNTRY.search(description):  # "ISO 3166-1 alpha-2 country code of the passport"
         return COUNTRY3 if _ALPHA3.search(description) else COUNTRY
     if _ACCEPTS_NAMES.search(description):
-        return None  # the tool takes the name as said ("City, country or IANA time zone")
+        return None  # the tool takes the name as said ("City, country or IANA time zone", "City or IATA airport code")
+    if _ASKS_AIRLINE.search(description) and not _NUMBERED.search(description):
+        return AIRLINE
+    if _ASKS_AIRPORT.search(description) and not _NUMBERED.search(description):
+        return AIRPORT
     if _ASKS_ZONE.search(description) or (_MENTIONS_ZONE.search(description) and _ZONE_EXAMPLE.search(description)):
         return ZONE
     if _ASKS_CURRENCY.search(description) or (_MENTIONS_CURRENCY.search(description) and _CODE_HINT.search(description)):

@@ -24,6 +24,7 @@ class RouterOptions:
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
     leave_out_unsaid: bool = True  # an optional value equal to its default, or already another parameter's, is left out
     copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
+    copy_invented: bool = True  # a string value with a number the message lacks (an example's "12345"): copied, or missing
     value_forms: bool = True  # a value whose description asks for an IANA zone or a currency code is written in that form
     copy_numbers: bool = True  # a required number, when the message has digits: copied from the message
     max_value_tokens: int = 40  # per parameter value

@@ -16,7 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.router.context import Call, Context, Exchange
-from agent.router.prompt import Decision
+from agent.router.prompt import Decision, value_schema
 from agent.router.references import (
     carried,
     folded as _folded,
@@ -107,6 +107,11 @@ def decide_requests(
         return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
     calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
                        and not _asked_again(part, d, [e for _, e in decided[:i]])])
+    if len(calls) >= 2:
+        calls = _listed(calls, manifests)  # one call of its own, when the parts only listed items
+        if len(calls) == 1:
+            calls[0].then = later
+            return calls
     if later and calls:
         calls[0].then = later
         return calls
@@ -156,6 +161,24 @@ def _distinct(decisions: list[Decision]) -> list[Decision]:
         out = [o for o in out if not (o.tool == decision.tool and _within(o.params, decision.params))]
         out.append(decision)
     return out
+
+
+def _listed(calls: list[Decision], manifests: list["ToolManifest"]) -> list[Decision]:
+    """Calls of one tool that differ only in a list parameter are one call with the items listed:
+    "find a slot with chen@corp.cn、liu@corp.cn" invites both to one meeting (the weather "in Oslo
+    and in Bergen" takes a city, not a list, and stays two calls)."""
+    if len(calls) < 2 or len({c.tool for c in calls}) > 1:
+        return calls
+    manifest = next((m for m in manifests if m.name == calls[0].tool), None)
+    lists = {key for key in (manifest.parameters if manifest else {}) if value_schema(manifest, key).get("type") == "array"}
+    varied = {key for c in calls for key in c.params if any(_folded(d.params.get(key, "")) != _folded(c.params[key]) for d in calls)}
+    if not lists or not varied or not varied <= lists:
+        return calls
+    merged = calls[0]
+    for key in varied:
+        items = [str(c.params[key]) for c in calls if c.params.get(key) not in (None, "")]
+        merged.params[key] = ", ".join(dict.fromkeys(items))
+    return [merged]
 
 
 def _within(small: dict, large: dict) -> bool:

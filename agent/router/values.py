@@ -101,6 +101,48 @@ def unstated(value: str, message: str) -> bool:
         and _fold(value) not in _fold(message)
 
 
+#: a date or a time of day: written from words ("tomorrow", "6時半"), not copied
+_DATE_OR_TIME = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?|\d{1,2}:\d{2}")
+#: arithmetic between numbers: an expression composed from the message ("0.125*80" for "12.5% of 80")
+_ARITHMETIC = re.compile(r"\d\s*[-+*/^×÷]\s*[\d(]|[a-z]\(\d", re.IGNORECASE)
+
+
+def invented(value: str, message: str) -> bool:
+    """Whether ``value`` states a number of three or more digits that ``message`` does not (device
+    ``12345``, offer ``123456``: an identifier taken from an example, not from the user). Dates, times
+    and arithmetic are composed from words and are not judged."""
+    value, message = (unicodedata.normalize("NFKC", text) for text in (value, message))
+    if _DATE_OR_TIME.search(value) or _ARITHMETIC.search(value):
+        return False
+    said = set(re.findall(r"[0-9]+", re.sub(r"(?<=[0-9])[,_' ](?=[0-9]{3})", "", message)))  # 1,500 states 1500
+    return any(run not in said for run in re.findall(r"[0-9]{3,}", value))
+
+
+#: a number's scale said after it: "3万円" is 30000, "2.5 million" 2500000 (千米, 千克 … are units, not thousands)
+_SCALES = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8, "千": 10**3, "thousand": 10**3, "million": 10**6,
+           "billion": 10**9}
+_SCALED = re.compile(r"\s*(万|萬|亿|億|千(?![米克瓦卡伏赫帕字兆秒])|thousand\b|million\b|billion\b)", re.IGNORECASE)
+
+
+def scaled(value: str, message: str) -> str:
+    """``value``, a number copied from ``message``, times the scale the message says after it ("3"
+    of "月3万円" is ``30000``); unchanged when the message says none, or says it differently in
+    different places."""
+    message = unicodedata.normalize("NFKC", message)
+    try:
+        number = float(value.replace(",", ""))
+    except ValueError:
+        return value
+    found = set()
+    for match in re.finditer(rf"(?<![0-9.,]){re.escape(value)}(?![0-9]|[.,][0-9])", message):
+        after = _SCALED.match(message, match.end())
+        found.add(_SCALES[after.group(1).casefold()] if after else 1)
+    if len(found) != 1 or found == {1}:
+        return value
+    result = number * found.pop()
+    return str(int(result)) if result.is_integer() else str(result)
+
+
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{4,}")
 
 

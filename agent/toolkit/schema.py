@@ -221,6 +221,12 @@ _COERCERS: dict[str, Callable[[str, Any], Any]] = {
 }
 
 
+def coerce_value(manifest: Any, key: str, value: Any) -> Any:
+    """One declared parameter's value converted to its declared type, as :func:`coerce_params`
+    converts it (raises :class:`ParameterError` when it cannot be)."""
+    return _coerce_one(key, value, (manifest.parameter_types or {}).get(key))
+
+
 def coerce_params(manifest: Any, params: Any) -> dict[str, Any]:
     """Validate and coerce ``params`` against ``manifest``.
 
@@ -233,14 +239,13 @@ def coerce_params(manifest: Any, params: Any) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise ParameterError("*", f"parameters must be an object of name: value, got {type(params).__name__}")
     declared = manifest.parameters or {}
-    types = manifest.parameter_types or {}
     clean: dict[str, Any] = {}
     for key, value in params.items():
         if key not in declared:
             continue
         if value is None and key not in (manifest.required or []):
             continue
-        clean[key] = _coerce_one(key, value, types.get(key))
+        clean[key] = coerce_value(manifest, key, value)
     for key in manifest.required or []:
         if key in declared and (key not in clean or clean[key] in ("", None)):
             raise ParameterError(key, "is required but was not given")
