@@ -90,6 +90,19 @@ def test_kept_vectors_come_back_from_disk_without_encoding_again(tmp_path, monke
     assert encoded[-1] == "a third tool" and len(encoded) == 4
 
 
+def test_more_texts_at_once_than_the_encoder_remembers_are_all_embedded(tmp_path, monkeypatch):
+    def fake_encode(self, texts):
+        return numpy.eye(384, dtype=numpy.float32)[[int(t.split()[-1]) for t in texts]]
+
+    monkeypatch.setattr(SentenceEncoder, "_encode", fake_encode)
+    encoder = SentenceEncoder(tmp_path)
+    texts = [f"text {i}" for i in range(encoder_module.RECENT + 8)]  # more than it keeps in memory
+    rows = encoder.embed(texts)
+    assert rows.shape == (len(texts), 384) and [int(row.argmax()) for row in rows] == list(range(len(texts)))
+    again = encoder.embed(texts[:3] + texts[-3:])  # the first were forgotten, the last remembered
+    assert [int(row.argmax()) for row in again] == [0, 1, 2, *range(len(texts) - 3, len(texts))]
+
+
 def test_the_encoder_reads_english_only_the_translation_of_a_chinese_message():
     index = ToolIndex([CHARGES, WEATHER, *generated(60)])
     topic = TopicEncoder()

@@ -104,20 +104,25 @@ class SentenceEncoder:
         with self._lock:
             self._load_kept()
             keys = [self.key(t) for t in texts]
-            missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in self.kept and k not in self._recent))
+            # this call's rows, held here: remembering new ones may push older ones (even this call's) out
+            found = {k: self.kept[k] if k in self.kept else self._recent[k] for k in keys if k in self.kept or k in self._recent}
+            missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
             if missing:
-                rows = self._encode(missing)
-                for text, row in zip(missing, rows):
-                    if keep:
-                        self.kept[self.key(text)] = row
-                    else:
-                        while len(self._recent) >= RECENT:
-                            del self._recent[next(iter(self._recent))]
-                        self._recent[self.key(text)] = row
+                for text, row in zip(missing, self._encode(missing)):
+                    found[self.key(text)] = row
+                    self._remember(self.key(text), row, keep)
                 if keep:
                     self._save()
-            rows = [self.kept.get(k) if k in self.kept else self._recent[k] for k in keys]
+            rows = [found[k] for k in keys]
             return np.stack(rows) if rows else np.zeros((0, WIDTH), dtype=np.float32)
+
+    def _remember(self, key: str, row: Any, keep: bool) -> None:
+        if keep:
+            self.kept[key] = row
+            return
+        while len(self._recent) >= RECENT:
+            del self._recent[next(iter(self._recent))]
+        self._recent[key] = row
 
     def _encode(self, texts: list[str]) -> Any:
         import numpy as np
