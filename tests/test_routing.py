@@ -416,6 +416,11 @@ def test_an_identifier_the_message_does_not_state_is_copied_from_it_or_the_tool_
     stated = ScoringProvider({"set_plug": 0.0, "none": -9.0}, ["plug-4821"])
     assert Router(RouterOptions()).decide(stated, [PLUG], "switch off plug-4821", "en").params == {"device_id": "plug-4821"}
     assert len(stated.cursor.filters) == 1  # a number the message states is written as the model wrote it
+    run = ToolManifest("cancel_run", "Cancel a pipeline run", {"run_id": "The run's ID"}, ["Cancel run 4411"],
+                       parameter_types={"run_id": "integer"}, required=["run_id"])
+    made_up = Router(RouterOptions()).decide(ScoringProvider({"cancel_run": 0.0, "none": -9.0}, ["1234567890"]), [run],
+                                             "cancel the latest pipeline run", "en")
+    assert made_up.tool is None and made_up.missing == "run_id"  # a number-named thing the message does not name
     kept = ScoringProvider({"set_plug": 0.0, "none": -9.0}, ["12345"])
     assert Router(RouterOptions(copy_invented=False)).decide(kept, [PLUG], said, "en").params == {"device_id": "12345"}
 
@@ -432,6 +437,9 @@ def test_an_identifier_the_message_does_not_state_is_copied_from_it_or_the_tool_
     ("0.125*80", "12.5% of 80", False),  # arithmetic composed from the message
     ("sqrt(1849)", "square root of 1849", False),
     ("7", "seven", False),
+    ("your_username", "cancel the latest pipeline run", True),  # a placeholder, not the user's name
+    ("<repo>", "list the branches", True),
+    ("your_repo", "open your_repo please", False),  # the message says it
 ])
 def test_a_value_with_a_number_the_message_lacks_is_invented(value, message, made_up):
     from agent.router.values import invented
@@ -587,6 +595,26 @@ def test_preparing_the_tool_prompt_also_computes_the_example_vectors():
     assert DecisionPrompt([bare], "en", RouterOptions()).examples.texts[0] == 'This sentence : "Tells the time" means in one word:"'
 
 
+def test_a_tool_without_examples_of_its_own_is_also_judged_by_its_description():
+    # the model wrote its examples ("Note this down"), but the message is nearer what the tool says it does
+    jot = ToolManifest("jot", "Keep a note of something", {"text": "What to note"}, [], required=["text"],
+                       extra_examples=["Write this down for later"])
+    scores = {"jot": -3.0, "none": -1.0}
+    message = "make a note: milk"
+    options = RouterOptions(vector_weight=0.0, none_bias=0.0, described_weight=10.0, described_floor=0.5)
+    provider = EmbeddingProvider(scores, ["milk"])
+    router = Router(options)
+    router.prepare(provider, [jot], "en")
+    assert ('This sentence : "jot: Keep a note of something" means in one word:"', True) in provider.embedded
+    decided = router.decide(provider, [jot], message, "en")
+    # both texts mention a note and nothing else: similarity 1
+    assert decided.tool == "jot" and decided.scores["jot"] == pytest.approx(-3.0 + 10.0 * (1.0 - 0.5))
+    off = Router(RouterOptions(vector_weight=0.0, none_bias=0.0, described_weight=0.0))
+    assert off.decide(EmbeddingProvider(scores), [jot], message, "en").tool is None
+    # a tool with examples of its own is judged by them alone
+    assert Router(options).decide(EmbeddingProvider({"weather": -3.0, "none": -1.0}), [UMBRELLA], "umbrella?", "en").tool is None
+
+
 def test_a_name_the_model_respelled_is_written_as_the_message_spells_it():
     provider = ScoringProvider({"weather": 0.0, "none": -5.0}, ["Lisboa"])
     router = Router(RouterOptions())
@@ -686,6 +714,22 @@ def test_a_tool_prompt_too_large_for_the_context_is_cut_to_fit_later_rounds_firs
     assert all(f"please do thing {i} now" in kept for i in range(12))
     # a provider that does not count tokens gets the whole prompt
     assert Router().prompt(many, "en").cut_shots == 0
+
+
+def test_a_set_whose_listing_leaves_no_room_is_split_and_long_descriptions_are_cut_in_the_listing():
+    from agent.router.prompt import DESCRIBED_CHARS
+
+    page = "Opens things. " + "It has many options that are described here at length. " * 40  # an MCP page
+    tools = [ToolManifest(f"tool{i}", page, {"x": "a value"}, [f"please do thing {i}"]) for i in range(20)]
+    listing = [line for line in DecisionPrompt(tools, "en", RouterOptions()).prefix[0]["content"].splitlines() if line.startswith("- tool")]
+    assert all(len(line) < DESCRIBED_CHARS + 40 and line.endswith("…") for line in listing)
+    router = Router(RouterOptions())
+    roomy = CountingProvider(100_000)
+    assert router.split(tools, roomy) == (tools, [])  # 20 tools: one prompt, when they fit
+    small = CountingProvider(len(listing) * DESCRIBED_CHARS // 2)  # room for half the listing
+    core, rest = router.split(tools, small)
+    assert len(core) == RouterOptions().candidates - RouterOptions().retrieved and len(rest) == 8
+    assert router.split(tools) == (tools, [])  # without a provider that counts tokens: as before
 
 
 # ------------------------------------------------------------- optional values the message did not state

@@ -25,8 +25,9 @@ from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
 from agent.router.examples import ExampleVectors, examples_of
-from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, value_schema
+from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
+    ID_KEY,
     clean_value,
     foreign,
     invented,
@@ -49,6 +50,7 @@ class Router:
         self._prompts: dict[str, DecisionPrompt] = {}
         self.writer = ExampleWriter()
         self._english: dict[str, str] = {}  # messages said in English for retrieval
+        self._fits: dict[str, bool] = {}  # per tool set: whether one prompt lists it with room to spare
 
     def with_examples(self, provider: Provider, manifests: list[ToolManifest], language: str, write: bool = True,
                       partial: bool = False, progress: Progress | None = None) -> list[ToolManifest] | None:
@@ -85,7 +87,7 @@ class Router:
         cache = prefix_cache(provider)
         if cache is None or self.is_prepared(provider, manifests, language):
             return False
-        manifests, rest = self.split(manifests)
+        manifests, rest = self.split(manifests, provider)
         written = self.with_examples(provider, manifests + (rest if self._writes_all(manifests, rest) else []), language,
                                      progress=progress)
         if rest:  # the others are found by retrieval: their vectors are prepared
@@ -97,12 +99,13 @@ class Router:
         vectors = self._vectors(provider)
         if vectors is not None:
             prompt.examples.prepare(vectors)
+            prompt.described.prepare(vectors)
         prompt.kept_by.add(provider)
         return True
 
     def _vectors(self, provider: Provider) -> SentenceVectors | None:
         """The provider's sentence vectors, when it has them and the decision weighs them."""
-        return sentence_vectors(provider) if self.options.vector_weight else None
+        return sentence_vectors(provider) if self.options.vector_weight or self.options.described_weight else None
 
     def _encoder(self, provider: Provider) -> SentenceVectors | None:
         """The sentence encoder made for retrieval (:mod:`agent.router.encoder`), when it is installed
@@ -117,7 +120,7 @@ class Router:
     def is_prepared(self, provider: Provider, manifests: list[ToolManifest], language: str) -> bool:
         """False when the first decision must evaluate the fixed prompt (several seconds on a small CPU).
         Asks the provider once; a prompt it has kept is remembered."""
-        manifests, rest = self.split(manifests)
+        manifests, rest = self.split(manifests, provider)
         if self._writes_all(manifests, rest) and self.with_examples(provider, rest, language, write=False) is None:
             return False
         if rest and not all(texts.is_ready(model) for texts, model in
@@ -132,7 +135,7 @@ class Router:
             if cache is not None and not cache.has_prefix(prompt.prefix):
                 return False
             vectors = self._vectors(provider)
-            if vectors is not None and not prompt.examples.is_ready(vectors):
+            if vectors is not None and not (prompt.examples.is_ready(vectors) and prompt.described.is_ready(vectors)):
                 return False
             prompt.kept_by.add(provider)
         return True
@@ -154,7 +157,7 @@ class Router:
                         context: Context | None = None) -> DecisionPrompt | ExtendedPrompt:
         """The prompt a decision on ``text`` is made with: the set's own, or with many tools the core's
         and the likeliest others listed in the message's turn."""
-        core, rest = self.split(manifests)
+        core, rest = self.split(manifests, provider)
         prompt = self.prompt(self.with_examples(provider, core, language) or core, language, provider, more=bool(rest))
         if not rest:
             return prompt
@@ -175,18 +178,36 @@ class Router:
         """The candidate index of this tool set (:func:`~agent.router.candidates.index_for`)."""
         return index_for(manifests)
 
-    def split(self, manifests: list[ToolManifest]) -> tuple[list[ToolManifest], list[ToolManifest]]:
+    def split(self, manifests: list[ToolManifest], provider: Provider | None = None) -> tuple[list[ToolManifest], list[ToolManifest]]:
         """``manifests`` and no others when they are few (``options.one_prompt_up_to``: a small model
         chooses a tool listed in the message's turn over a better one in the prompt, so a set of a few
-        dozen is decided whole, its few-shot turns cut to fit); else a fixed core of ``candidates -
-        retrieved``, whose prompt is prepared once (tools with examples of their own first, in the given
-        order), and the others, found by retrieval for each message (:mod:`agent.router.candidates`)."""
-        if len(manifests) <= max(self.options.candidates, self.options.one_prompt_up_to):
+        dozen is decided whole, its few-shot turns cut to fit) and their listing leaves ``provider``
+        room; else a fixed core of ``candidates - retrieved``, whose prompt is prepared once (tools with
+        examples of their own first, in the given order), and the others, found by retrieval for each
+        message (:mod:`agent.router.candidates`)."""
+        if len(manifests) <= max(self.options.candidates, self.options.one_prompt_up_to) and self._fits_whole(manifests, provider):
             return manifests, []
         size = max(self.options.candidates - self.options.retrieved, 0)
         order = sorted(range(len(manifests)), key=lambda i: (not examples_of(manifests[i]), i))
         core = set(order[:size])
         return ([m for i, m in enumerate(manifests) if i in core], [m for i, m in enumerate(manifests) if i not in core])
+
+    def _fits_whole(self, manifests: list[ToolManifest], provider: Provider | None) -> bool:
+        """Whether the listing of every tool leaves the model room for a few few-shot turns, the
+        conversation and the reply (a few dozen tools with long descriptions, in Chinese or Japanese,
+        may not); known without a provider that counts tokens."""
+        cache = prefix_cache(provider) if provider is not None else None
+        if cache is None:
+            return True
+        model = [type(provider).__name__, getattr(provider, "model_label", ""), getattr(provider, "n_ctx", None)]
+        key = json.dumps([model, [[m.name, m.description, list(m.parameters or {})] for m in manifests]],
+                         ensure_ascii=False, default=str)
+        if key not in self._fits:
+            if len(self._fits) > 32:
+                self._fits.clear()
+            system = [{"role": "system", "content": instructions(manifests, "en")}]
+            self._fits[key] = cache.leaves_room(system, self.options.reply_room + SHOTS_ROOM)
+        return self._fits[key]
 
     def extras(self, provider: Provider, rest: list[ToolManifest], text: str, context: Context | None = None) -> list[ToolManifest]:
         """The ``options.retrieved`` tools of ``rest`` likeliest for ``text``, with those it names and
@@ -215,7 +236,7 @@ class Router:
         """The tools a decision on ``text`` chooses among: all of them when they are few; else the core
         and the retrieved others (see :meth:`split`), found as :meth:`decision_prompt` finds them (with
         the examples written for them before in ``language``)."""
-        core, rest = self.split(manifests)
+        core, rest = self.split(manifests, provider)
         return core + (self.extras(provider, self._known_examples(provider, rest, language), text, context) if rest else [])
 
     def _decide_scored(
@@ -230,6 +251,7 @@ class Router:
             labels = {f'{opening(quote)}{name}"': name for name in [*prompt.manifests, prompt.none]}
             logprobs = cursor.option_logprobs(list(labels))
             nearest = prompt.examples.scores(vectors, text) if vectors is not None else {}
+            said = prompt.described.scores(vectors, text) if vectors is not None and options.described_weight else {}
             followed = _followed(context, text)
             # words do not judge the previous exchange's tools for its follow-up ("And tomorrow?" names no
             # tool), failed calls included
@@ -239,6 +261,7 @@ class Router:
             scores = {
                 name: logprobs[label]
                 + options.vector_weight * nearest.get(name, 0.0)
+                + (options.described_weight * (said[name] - options.described_floor) if name in said else 0.0)
                 + options.word_weight * shared.get(name, 0.0)
                 + (options.listed_bias if name in prompt.listed else 0.0)
                 + (
@@ -283,6 +306,8 @@ class Router:
         value = self._written_value(cursor, manifest, key, text)
         if value_schema(manifest, key).get("type") in ("number", "integer"):
             value = scaled(value.rstrip(".,"), text)  # "0." is a number begun, not a value; "3" of "3万円" is 30000
+            if self.options.copy_invented and ID_KEY.search(key) and invented(value, text):
+                return ""  # run 1234567890 of no message: the thing is not named, the value is missing
         if key not in manifest.required and len(value) == 1 and value.isalpha():
             return ""  # one letter picked out of a sentence (日 of 今日, e of "time") is not a value worth stating
         return value
@@ -366,6 +391,8 @@ class Router:
 
 #: tokens a decision's reply needs after the message (the tool's name and its values)
 DECISION_ROOM = 96
+#: tokens a set's listing must leave for few-shot turns, beside ``reply_room``, to be decided in one prompt
+SHOTS_ROOM = 512
 
 
 def _fitting_turns(provider: Any, prompt: DecisionPrompt | ExtendedPrompt, text: str, turns: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -36,14 +36,18 @@ class ExampleVectors:
         self._matrices: weakref.WeakKeyDictionary[SentenceVectors, Any] = weakref.WeakKeyDictionary()
 
     def is_ready(self, provider: SentenceVectors) -> bool:
-        return provider in self._matrices or provider.has_embedded(self.texts)
+        return not self.texts or provider in self._matrices or provider.has_embedded(self.texts)
 
     def prepare(self, provider: SentenceVectors) -> Any:
+        if not self.texts:
+            return None
         if provider not in self._matrices:
             self._matrices[provider] = provider.embed(self.texts, keep=True)
         return self._matrices[provider]
 
     def scores(self, provider: SentenceVectors, text: str) -> dict[str, float]:
+        if not self.texts:
+            return {}
         matrix = self.prepare(provider)
         similarity = matrix @ provider.embed([self.template.format(text=text)])[0]
         best: dict[str, float] = {}

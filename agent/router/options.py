@@ -20,6 +20,8 @@ class RouterOptions:
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
     none_bias: float = 0.5  # added to the log-probability of "no tool"
     vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors
+    described_weight: float = 10.0  # a tool without examples of its own: times how far the similarity of the message's ...
+    described_floor: float = 0.5  # ... and its name and description's vectors lies above this
     word_weight: float = 0.0  # times how far a tool's words fall short of the best-matching tool's (0 to -1; BM25)
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
     leave_out_unsaid: bool = True  # an optional value equal to its default, or already another parameter's, is left out

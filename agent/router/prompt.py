@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from agent.i18n import pick
 from agent.providers.base import Provider
-from agent.router.candidates import CJK, Words, tool_text
+from agent.router.candidates import CJK, Words, described, tool_text
 from agent.router.options import RouterOptions
 from agent.router.texts import INSTRUCTIONS, MORE_TOOLS, MORE_TOOLS_SHOTS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
 from agent.router.examples import ExampleVectors, examples_of
@@ -47,9 +47,7 @@ class DecisionPrompt:
         self.listed: set[str] = set()  # tools listed in the message's turn (none: every tool is in the prompt)
         self.kept_by: weakref.WeakSet[Provider] = weakref.WeakSet()  # providers known to keep this prompt's state
         self.none = none_label(manifests)
-        listing = "\n".join(_describe(m) for m in manifests)
-        text = pick(INSTRUCTIONS, language).format(tools=listing, none=self.none)
-        system = [{"role": "system", "content": text}]
+        system = [{"role": "system", "content": instructions(manifests, language)}]
         turns: list[dict[str, str]] = []
         if more:
             for message, listed, tool in pick(MORE_TOOLS_SHOTS, language):
@@ -70,6 +68,8 @@ class DecisionPrompt:
         self.cut_shots = len(turns) // 2 - kept  # few-shot turns left out for room
         self.prefix: list[dict[str, str]] = system + turns[: 2 * kept]
         self.examples = ExampleVectors({**{m.name: examples_of(m) or [m.description] for m in manifests}, self.none: NO_TOOL_MESSAGES})
+        # tools that came without examples (MCP, OpenAPI): what they do, said in words, for the message to be compared with
+        self.described = ExampleVectors({m.name: [described(m)] for m in manifests if not m.examples})
         self.words = WordMatch(manifests)
         # tools that take a link: a message with one is evidence for them
         self.link_tools = {m.name for m in manifests if any(is_link(m, key) for key in m.required)}
@@ -114,6 +114,7 @@ class ExtendedPrompt:
         self.listed = {m.name for m in extras if m.name not in base.manifests and m.name != base.none}
         self.link_tools = base.link_tools | {m.name for m in extras if any(is_link(m, key) for key in m.required)}
         self.examples = _Joined(base.examples, vectors, [m.name for m in extras])
+        self.described = base.described  # the core's (the extras are judged by their examples' vectors alone)
         self.words = WordMatch([*base.manifests.values(), *extras]) if extras else base.words
         listing = "\n".join(_describe(m) for m in extras)
         self.more = pick(MORE_TOOLS, language).format(tools=listing) if extras else ""
@@ -167,9 +168,24 @@ def none_label(manifests: list[ToolManifest]) -> str:
     return "no_tool" if any(m.name == "none" for m in manifests) else "none"
 
 
+#: the most characters of a description the listing shows (an MCP server may send a page; the gist decides)
+DESCRIBED_CHARS = 200
+
+
 def _describe(m: ToolManifest) -> str:
-    """One line per tool: name, parameter names, description (longer listings scored worse)."""
-    return f"- {m.name}({', '.join(m.parameters or {})}): {m.description}"
+    """One line per tool: name, parameter names, description (longer listings scored worse), cut
+    at a word after :data:`DESCRIBED_CHARS` characters."""
+    text = " ".join(m.description.split())
+    if len(text) > DESCRIBED_CHARS:
+        cut = text[:DESCRIBED_CHARS]
+        text = (cut.rsplit(" ", 1)[0] if " " in cut[DESCRIBED_CHARS // 2:] else cut) + "…"
+    return f"- {m.name}({', '.join(m.parameters or {})}): {text}"
+
+
+def instructions(manifests: list[ToolManifest], language: str) -> str:
+    """The router's system message for these tools: what to do, and one line per tool."""
+    listing = "\n".join(_describe(m) for m in manifests)
+    return pick(INSTRUCTIONS, language).format(tools=listing, none=none_label(manifests))
 
 
 def _shots(manifests: list[ToolManifest], none: str, per_tool: int) -> list[tuple[str, str]]:

@@ -107,11 +107,20 @@ _DATE_OR_TIME = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?|\d{1,2}:\d{2}")
 _ARITHMETIC = re.compile(r"\d\s*[-+*/^×÷]\s*[\d(]|[a-z]\(\d", re.IGNORECASE)
 
 
+#: a value that stands for one the user did not give: "your_username", "<repo>", "{id}", "xxx"
+_PLACEHOLDER = re.compile(r"(?:your|my)_\w+|<[^<>]+>|\{[^{}]+\}|x{3,}", re.IGNORECASE)
+#: a parameter that names a thing by its number: ``run_id``, ``order_number``
+ID_KEY = re.compile(r"(?:^|_)(?:id|ids|number|num|no)$", re.IGNORECASE)
+
+
 def invented(value: str, message: str) -> bool:
     """Whether ``value`` states a number of three or more digits that ``message`` does not (device
-    ``12345``, offer ``123456``: an identifier taken from an example, not from the user). Dates, times
-    and arithmetic are composed from words and are not judged."""
+    ``12345``, offer ``123456``: an identifier taken from an example, not from the user), or is a
+    placeholder the message does not contain (``your_username``). Dates, times and arithmetic are
+    composed from words and are not judged."""
     value, message = (unicodedata.normalize("NFKC", text) for text in (value, message))
+    if _PLACEHOLDER.fullmatch(value.strip()) and value.strip().casefold() not in message.casefold():
+        return True
     if _DATE_OR_TIME.search(value) or _ARITHMETIC.search(value):
         return False
     said = set(re.findall(r"[0-9]+", re.sub(r"(?<=[0-9])[,_' ](?=[0-9]{3})", "", message)))  # 1,500 states 1500

@@ -118,7 +118,7 @@ class Bench:
                 tally.tool.append(got == expected)
                 tally.full.append(got == expected and params_match(manifest, case.get("params") or {},
                                                                    decisions[0].params, entry.tool if entry else None))
-                _, rest = router.split(manifests)
+                _, rest = router.split(manifests, self.provider)
                 if with_recall and any(m.name == expected for m in rest):  # a tool retrieval must find
                     chosen = [m.name for m in router.candidates(self.provider, manifests, text, language=language)]
                     tally.recall.append(expected in chosen)
