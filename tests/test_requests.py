@@ -175,6 +175,43 @@ def test_a_second_step_takes_a_value_from_a_result_only():
     assert decide_next_step(RuleRouter(from_message), None, [], "How warm is it in Lima?", "en", context) is None
 
 
+def test_a_second_step_may_compute_with_numbers_from_the_results():
+    context = Context([Exchange("weather in Athens and in Rome, then the difference", [
+        Call("weather", {"city": "Athens"}, "Athens: 19°C, Sunny", True),
+        Call("weather", {"city": "Rome"}, "Rome: 14°C, Cloudy", True)])])
+
+    def subtracts(text, ctx):
+        return Decision("calculator", {"expression": "19-14"})
+
+    step = decide_next_step(RuleRouter(subtracts), None, [], "weather in Athens and in Rome, then the difference", "en", context)
+    assert step is not None and step.params == {"expression": "19-14"}
+
+    def from_message(text, ctx):
+        return Decision("calculator", {"expression": "2*3"})  # numbers of its own, none of the results
+
+    assert decide_next_step(RuleRouter(from_message), None, [], "what is 2*3", "en", context) is None
+
+
+def test_two_calls_may_be_followed_by_a_third_when_a_tool_was_close_behind_the_whole_message():
+    def rules(text, context):
+        scores = {"weather": -1.0, "calculator": -2.0, "none": -9.0}
+        city = next((c for c in ("Athens", "Rome") if c in text), None)
+        if city and "Athens" in text and "Rome" in text:
+            return Decision("weather", {"city": "Athens"}, scores=scores)  # the whole message
+        return Decision("weather", {"city": city}, scores=scores) if city else Decision(None, scores={"none": -0.1})
+
+    said = "weather in Athens and in Rome"
+    decisions = decide_requests(RuleRouter(rules), None, [], said, "en", Context())
+    assert [d.params["city"] for d in decisions] == ["Athens", "Rome"] and decisions[0].follows
+
+    def far(text, context):
+        decision = rules(text, context)
+        decision.scores = {"weather": -1.0, "calculator": -9.0, "none": -9.5} if decision.tool else decision.scores
+        return decision
+
+    assert not decide_requests(RuleRouter(far), None, [], said, "en", Context())[0].follows
+
+
 def test_only_a_close_runner_up_lets_a_decision_chain():
     close = Decision("weather", {"city": "Lima"}, scores={"weather": -1.0, "unit_convert": -2.5, "none": -9.0})
     far = Decision("weather", {"city": "Lima"}, scores={"weather": -1.0, "unit_convert": -9.0, "none": -5.0})

@@ -32,6 +32,7 @@ class Decision:
     declined: str | None = None  # a tool that was chosen, but the message lacks a value it needs ...
     missing: str = ""  # ... namely this parameter
     then: list[str] = field(default_factory=list)  # parts of the message that work on this turn's results
+    follows: bool = False  # the message may ask for a further call once this turn's calls return (a chain)
 
 
 class DecisionPrompt:

@@ -23,7 +23,7 @@ from agent.router.context import Call, Exchange, previous_exchange
 from agent.router.decision import Router
 from agent.router.live_data import LiveDataFinder
 from agent.router.prompt import Decision, none_label
-from agent.router.requests import decide_next_step, decide_requests, may_chain
+from agent.router.requests import decide_next_step, decide_requests
 from agent.router.texts import ANSWER_LANGUAGE, GROUNDED, NOT_LOOKED_UP, PREPARING, UNREADABLE
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.runtime import ToolOutcome
@@ -55,7 +55,7 @@ class RouterProtocol:
         self.router = router or Router()
         self.live_data = LiveDataFinder()
         #: turns (by their message list) whose decision left another tool nearly as likely: after the
-        #: results, a second step is decided (see :func:`may_chain`)
+        #: results, a second step is decided (see ``Decision.follows``)
         self._may_chain: set[int] = set()
 
     def system_prompt(self, language: str, manifests: list[ToolManifest]) -> str:
@@ -96,7 +96,7 @@ class RouterProtocol:
             elif decision.tool is not None:
                 calls = [ToolCallRequest(name=d.tool, arguments=d.params, id=f"call_router_{i}")
                          for i, d in enumerate(decisions) if d.tool is not None]
-                if decision.then or len(decisions) == 1 and may_chain(decision, self.router.options.chain_margin):
+                if decision.follows:  # a part works on the results, or a tool was close behind (decide_requests)
                     self._may_chain.add(id(messages))
                 return Reply(calls=calls, raw=Completion(tool_calls=calls))
         if agent.grounded:

@@ -83,6 +83,16 @@ def decide_requests(
     written out (see :mod:`agent.router.references`)."""
     text = written_out(text, context)
     whole = router.decide(provider, manifests, text, language, context)
+    margin = getattr(getattr(router, "options", None), "chain_margin", 3.0)
+    decisions = _requests(router, provider, manifests, text, language, context, whole)
+    # a further call may follow this turn's results: a part works on them, or the whole message's
+    # decision had another tool close behind ("… then tell me the difference" after two calls)
+    decisions[0].follows = bool(decisions[0].then) or may_chain(whole, margin)
+    return decisions
+
+
+def _requests(router: "Router", provider: "Provider", manifests: list["ToolManifest"], text: str, language: str,
+              context: Context, whole: Decision) -> list[Decision]:
     if whole.tool is not None and context:
         keys = next((list(m.parameters) for m in manifests if m.name == whole.tool), list(whole.params))
         whole.params = carried(whole.tool, whole.params, keys, text, context, is_follow_up(text))
@@ -212,10 +222,19 @@ def decide_next_step(
     return decision if _from_result(decision, results, text) else None
 
 
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
 def _from_result(decision: Decision, results: str, text: str) -> bool:
-    """Whether a value of ``decision`` comes from ``results`` and not from ``text``."""
-    return any(_folded(v) and _folded(v) in _folded(results) and _folded(v) not in _folded(text)
-               for v in decision.params.values())
+    """Whether a value of ``decision`` comes from ``results`` and not from ``text``: the value, or a
+    number in it ("19-14" of the temperatures in Athens and Rome)."""
+    said, found = set(_NUMBER.findall(_folded(text))), set(_NUMBER.findall(_folded(results)))
+    for value in decision.params.values():
+        if _folded(value) and _folded(value) in _folded(results) and _folded(value) not in _folded(text):
+            return True
+        if any(n in found and n not in said for n in _NUMBER.findall(_folded(value))):
+            return True
+    return False
 
 
 def _key(tool: str | None, params: dict) -> str:

@@ -42,7 +42,7 @@ from agent.evaluation.scoring import params_match
 from agent.providers.llama import LocalProvider
 from agent.router import Router
 from agent.router.context import Call, Context, Exchange
-from agent.router.requests import decide_next_step, decide_requests, may_chain
+from agent.router.requests import decide_next_step, decide_requests
 from agent.toolkit.base import ToolManifest
 from bench.model import decision_model
 from bench.results import write_section
@@ -174,8 +174,7 @@ class Bench:
         else:
             decisions = [self.router.decide(self.provider, manifests, case["message"], language)]
         calls = [(d.tool, d.params) for d in decisions if d.tool is not None]
-        if method == "riverse" and case.get("results") and (decisions[0].then or len(decisions) == 1
-                                                            and may_chain(decisions[0], self.router.options.chain_margin)):
+        if method == "riverse" and case.get("results") and decisions[0].follows:
             step = self.second_step(case, manifests, scorers, calls)
             if step is not None:
                 calls.append(step)
