@@ -231,6 +231,11 @@ def test_airports_and_airlines_said_in_words_are_written_as_codes():
     decision = Router(RouterOptions(write_examples=False)).decide(beijing, [flights], "北京首都机场飞上海浦东的航班", "zh")
     assert decision.params == {"origin": "PEK", "destination": "PVG"}
     assert AIRPORT.holding("New", "flights from Newark or New Delhi") is None  # held by two names: none
+    priced = ToolManifest("search_flights", "Search flight offers", {**flights.parameters, "currency": "ISO 4217 currency code"},
+                          required=["origin", "destination"])
+    digit = ScoringProvider({"search_flights": 0.0, "none": -5.0}, ["LHR", "JFK", "1", "1"])  # "1" of "1 adult"
+    assert Router(RouterOptions(write_examples=False)).decide(digit, [priced], "LHR to JFK for 1 adult", "en").params == {
+        "origin": "LHR", "destination": "JFK"}  # no currency code: left out
     assert "THE" not in AIRPORT.stated("at the end of the day")  # codes in capitals only
     assert AIRPORT.stated("flights from LHR to JFK") == {"LHR", "JFK"}
     assert AIRLINE.stated("how many bags can I check on Lufthansa?") == {"LH"}

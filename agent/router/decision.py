@@ -4,6 +4,7 @@ parameters written into a frame of the tool's real keys."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from agent.loop.replies import parse_reply
@@ -335,8 +336,8 @@ class Router:
             rewrite(cursor, start, value, "opening" in filters)
             value = self._as_said(cursor, start, value, text, filters)
             normal = form.normal(value) or form.holding(value, text)  # "北京" of the message's "北京首都机场"
-            if normal is None:
-                return value
+            if normal is None:  # a bare number is no code: an optional one is left out
+                return value if key in manifest.required or re.search(r"[^\W\d_]", value) else ""
         rewrite(cursor, start, normal, "opening" in filters)  # "Europe/London" for 伦敦: as the tool asks
         return normal
 
