@@ -186,7 +186,8 @@ class Router:
         room; else a fixed core of ``candidates - retrieved``, whose prompt is prepared once (tools with
         examples of their own first, in the given order), and the others, found by retrieval for each
         message (:mod:`agent.router.candidates`)."""
-        if len(manifests) <= max(self.options.candidates, self.options.one_prompt_up_to) and self._fits_whole(manifests, provider):
+        few = len(manifests) <= max(self.options.candidates, self.options.one_prompt_up_to)
+        if few and self._fits_whole(manifests, provider):
             return manifests, []
         size = max(self.options.candidates - self.options.retrieved, 0)
         order = sorted(range(len(manifests)), key=lambda i: (not examples_of(manifests[i]), i))

@@ -117,14 +117,10 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
         return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
     calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
                        and not _asked_again(part, d, [e for _, e in decided[:i]])])
-    if len(calls) >= 2:
-        calls = _listed(calls, manifests)  # one call of its own, when the parts only listed items
-        if len(calls) == 1:
-            calls[0].then = later
-            return calls
-    if later and calls:
-        calls[0].then = later
-        return calls
+    listed = _listed(calls, manifests)  # one call of its own, when the parts only listed items
+    if later and listed or len(listed) < len(calls):
+        listed[0].then = later
+        return listed
     return calls if len(calls) >= 2 else [whole]
 
 
