@@ -139,6 +139,11 @@ def _airline_finder() -> re.Pattern[str]:
     return _finder([n for n in airline_names() if not n.isascii() or len(n) > 2])
 
 
+def _folded(text: str) -> str:
+    """A message as the finders read it: NFKC, case-folded, ``_`` as a space."""
+    return unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
+
+
 @dataclass(frozen=True)
 class Form:
     """A form of value: its name, how to write a value in it (None when it cannot be), and where to
@@ -152,8 +157,7 @@ class Form:
     def stated(self, text: str) -> set[str]:
         """The values in this form that ``text`` names ("伦敦 … 东京" -> Europe/London, Asia/Tokyo)."""
         text = unicodedata.normalize("NFKC", text)
-        folded = text.casefold().replace("_", " ")
-        found = [self.normal(m.group(0)) for m in self.finder().finditer(folded)]
+        found = [self.normal(m.group(0)) for m in self.finder().finditer(_folded(text))]
         found += [self.normal(m.group(0)) for m in self.codes.finditer(text)] if self.codes else []
         return {value for value in found if value}
 
@@ -163,8 +167,7 @@ class Form:
         part = unicodedata.normalize("NFKC", value).casefold().strip()
         if len(part) < 2:
             return None
-        folded = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
-        found = {self.normal(m.group(0)) for m in self.finder().finditer(folded) if part in m.group(0)}
+        found = {self.normal(m.group(0)) for m in self.finder().finditer(_folded(text)) if part in m.group(0)}
         found.discard(None)
         return found.pop() if len(found) == 1 else None
 
