@@ -385,7 +385,10 @@ def test_a_required_number_is_copied_from_a_message_that_has_digits():
     assert value_filters["allowed"](b"-40") and not value_filters["allowed"](b"minus forty")
     wordy = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["5", "km", "mi"])
     Router(RouterOptions()).decide(wordy, [CONVERT], "five km in miles", "en")
-    assert "copy_from" not in wordy.cursor.filters[0]  # no digits to copy: written as a number
+    assert wordy.cursor.filters[0]["copy_from"] == "5 km in miles"  # a number said in words is copied in digits
+    unsaid = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["1", "km", "mi"])
+    Router(RouterOptions()).decide(unsaid, [CONVERT], "how many miles is a km", "en")
+    assert "copy_from" not in unsaid.cursor.filters[0]  # no number to copy: written as a number
 
 
 def test_a_chinese_value_the_message_does_not_contain_is_copied_instead():

@@ -12,6 +12,7 @@ from agent.router import Router, RouterOptions
 from agent.router.forms import (
     AIRLINE,
     AIRPORT,
+    COLOUR,
     COUNTRY,
     COUNTRY3,
     CURRENCY,
@@ -75,6 +76,10 @@ FX = ToolManifest("fx_convert", "Convert an amount between currencies",
     ("Two-letter IATA airline code, e.g. \"LH\".", AIRLINE),
     ("航空会社コード（IATA）", AIRLINE),
     ("Airline code and number, e.g. \"BA117\".", None),  # a flight number, written as said
+    ("CSS colour name (e.g. \"red\", \"orange\") or hex code like \"#FFAA00\".", COLOUR),
+    ("Color as a hex string, e.g. #00FF00", COLOUR),
+    ("颜色（CSS 颜色名或十六进制）", COLOUR),
+    ("Favourite colour of the user", None),  # a colour as said
 ])
 def test_the_form_is_read_from_the_parameter_description(description, form):
     manifest = ToolManifest("t", "a tool", {"p": description}, required=["p"])
@@ -239,6 +244,34 @@ def test_airports_and_airlines_said_in_words_are_written_as_codes():
     assert "THE" not in AIRPORT.stated("at the end of the day")  # codes in capitals only
     assert AIRPORT.stated("flights from LHR to JFK") == {"LHR", "JFK"}
     assert AIRLINE.stated("how many bags can I check on Lufthansa?") == {"LH"}
+
+
+@pytest.mark.parametrize("said,name", [
+    ("blue", "blue"), ("Light Blue", "lightblue"), ("蓝色", "blue"), ("書房を赤に", None), ("赤", "red"),
+    ("ピンク", "pink"), ("水色", "lightblue"), ("#ffaa00", "#FFAA00"), ("ffaa00", "#FFAA00"), ("lights", None),
+    ("face", None),  # hex letters without a digit are a word
+])
+def test_colour_words_in_three_languages_become_css_names(said, name):
+    from agent.toolkit.colours import colour_name
+
+    assert colour_name(said) == name
+
+
+def test_colours_said_in_words_are_written_as_css_names_and_what_is_no_colour_is_left_out():
+    lights = ToolManifest("set_light_color", "Change the colour of the lights in a room",
+                          {"room": "Room name", "color": "CSS colour name (e.g. \"red\") or hex code like \"#FFAA00\"."},
+                          ["Kitchen lights to red"], required=["room"])
+    provider = ScoringProvider({"set_light_color": 0.0, "none": -5.0}, ["书房", "蓝色"])
+    decision = Router(RouterOptions()).decide(provider, [lights], "书房的灯换成蓝色", "zh")
+    assert decision.params == {"room": "书房", "color": "blue"}
+    assert COLOUR.stated("把卧室的灯换成粉红色") == {"pink"} and COLOUR.stated("make it #00ff00") == {"#00FF00"}
+    # the model copied a word that names no colour: an optional colour is left out, a required one is missing
+    nothing = ScoringProvider({"set_light_color": 0.0, "none": -5.0}, ["bedroom", "lights", "lights"])
+    assert Router(RouterOptions()).decide(nothing, [lights], "bedroom lights brighter", "en").params == {"room": "bedroom"}
+    needed = ToolManifest("paint", "Paint a wall", {"color": "Hex colour code, e.g. #FFAA00"}, ["Paint it red"], required=["color"])
+    asked = Router(RouterOptions()).decide(ScoringProvider({"paint": 0.0, "none": -5.0}, ["wall", "wall"]), [needed],
+                                           "paint the wall", "en")
+    assert asked.tool is None and (asked.declined, asked.missing) == ("paint", "color")
 
 
 # -------------------------------------------------------------- examples for tools without any

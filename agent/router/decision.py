@@ -25,18 +25,23 @@ from agent.router.forms import value_form
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
+from agent.router.spoken import with_digits
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
     ID_KEY,
     clean_value,
     foreign,
+    in_range,
     invented,
+    loose_numbers,
     opening,
     respelled,
     rewrite,
     scaled,
+    takes_number,
     unsaid_left_out,
+    unsaid_number,
     unstated,
     value_filters,
 )
@@ -282,34 +287,66 @@ class Router:
             no_tool = Decision(None, scores=scores, logprobs=model, nearest=nearest)
             if chosen == prompt.none:
                 return no_tool
-            manifest = prompt.manifests[chosen]
-            cursor.extend(f'{opening(quote)}{chosen}", "params": {{')
-            params: dict[str, Any] = {}
-            for i, key in enumerate(manifest.parameters):
-                values = enum_values(manifest, key)
-                cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ":" + quote)
-                if values:
-                    value_scores = cursor.option_logprobs([f'{opening(quote)}{v}"' for v in values])
-                    value = max(values, key=lambda v: value_scores[f'{opening(quote)}{v}"'])
-                    cursor.extend(f'{opening(quote)}{value}"')
-                else:
-                    # a required value may come from the conversation; an optional one only from the message
-                    value = self._value(cursor, manifest, key, source if key in manifest.required else text)
-                if value:
-                    params[key] = value
-                elif key in manifest.required:  # nothing in the message for it: the tool cannot be called
-                    no_tool.declined, no_tool.missing = chosen, key
-                    return no_tool
+            start = cursor.mark()
+            params, missing = self._write_call(cursor, prompt.manifests[chosen], quote, source, text)
+            if options.number_fit and not missing and (other := self._number_fit(prompt, scores, chosen, params, text)):
+                cursor.rewind(start)  # a number the message states has no place in this call: the close other tool's
+                other_params, other_missing = self._write_call(cursor, prompt.manifests[other], quote, source, text)
+                if not other_missing:
+                    chosen, params = other, other_params
+            if missing:  # nothing in the message for a required value: the tool cannot be called
+                no_tool.declined, no_tool.missing = chosen, missing
+                return no_tool
         if options.leave_out_unsaid:
-            params = unsaid_left_out(manifest, params)
+            params = unsaid_left_out(prompt.manifests[chosen], params)
         return Decision(chosen, params, scores, model, nearest)
+
+    def _write_call(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
+                    text: str) -> tuple[dict[str, Any], str]:
+        """Write the call of ``manifest``'s tool: its name, then each parameter's value (an enum's
+        likeliest member; a required value may come from the conversation ``source``, an optional one
+        only from the message ``text``). Returns the values, and the first required parameter the
+        message has nothing for ("" when none)."""
+        cursor.extend(f'{opening(quote)}{manifest.name}", "params": {{')
+        params: dict[str, Any] = {}
+        for i, key in enumerate(manifest.parameters):
+            values = enum_values(manifest, key)
+            cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ":" + quote)
+            if values:
+                value_scores = cursor.option_logprobs([f'{opening(quote)}{v}"' for v in values])
+                value = max(values, key=lambda v: value_scores[f'{opening(quote)}{v}"'])
+                cursor.extend(f'{opening(quote)}{value}"')
+            else:
+                value = self._value(cursor, manifest, key, source if key in manifest.required else text)
+            if value:
+                params[key] = value
+            elif key in manifest.required:
+                return params, key
+        return params, ""
+
+    def _number_fit(self, prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str,
+                    params: dict[str, Any], text: str) -> str | None:
+        """Another tool to call instead of ``chosen``: when the message states a number that no value
+        of the call holds and no numeric parameter of ``chosen`` can take ("set the thermostat to 68"
+        chose the mode, "lights to twenty percent" the colour, whose Kelvin start at 2000), the best
+        tool within ``number_margin`` of it that has a parameter for the number. None: keep ``chosen``."""
+        loose = loose_numbers(text if not self.options.spoken_numbers else with_digits(text), params)
+        if not loose or takes_number(prompt.manifests[chosen], loose):
+            return None
+        close = sorted((name for name in prompt.manifests if name != chosen
+                        and scores[chosen] - scores.get(name, float("-inf")) <= self.options.number_margin),
+                       key=lambda name: -scores[name])
+        return next((name for name in close if takes_number(prompt.manifests[name], loose)), None)
 
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)
         if value_schema(manifest, key).get("type") in ("number", "integer"):
+            text = with_digits(text) if self.options.spoken_numbers else text  # as the value was copied
             value = scaled(value.rstrip(".,"), text)  # "0." is a number begun, not a value; "3" of "3万円" is 30000
             if self.options.copy_invented and ID_KEY.search(key) and invented(value, text):
                 return ""  # run 1234567890 of no message: the thing is not named, the value is missing
+            if not in_range(value, value_schema(manifest, key)):
+                return ""  # 20 for Kelvin that start at 2000: not this parameter's number (a required one is missing)
         if key not in manifest.required and len(value) == 1 and value.isalpha():
             return ""  # one letter picked out of a sentence (日 of 今日, e of "time") is not a value worth stating
         return value
@@ -322,12 +359,13 @@ class Router:
         options = self.options
         start = cursor.mark()
         filters = value_filters(manifest, key, text, options)
+        declared = manifest.parameter_types.get(key) is not None  # typed by the tool, not a plain description
         if options.model_quotes:
             filters["opening"] = ' "'
         value = clean_value(cursor.until('"', options.max_value_tokens, **filters))
         form = value_form(manifest, key) if options.value_forms else None
         if form is None:
-            return self._as_said(cursor, start, value, text, filters)
+            return self._as_said(cursor, start, value, text, filters, declared)
         normal, stated = form.normal(value), form.stated(text)
         if normal is not None and stated and normal not in stated:  # not what the message names: copied from it
             cursor.rewind(start)
@@ -335,19 +373,23 @@ class Router:
             normal = copied if copied in stated else normal
         if normal is None:  # no table knows what the model wrote: the message's words, in the form if they can be
             rewrite(cursor, start, value, "opening" in filters)
-            value = self._as_said(cursor, start, value, text, filters)
+            value = self._as_said(cursor, start, value, text, filters, declared)
             normal = form.normal(value) or form.holding(value, text)  # "北京" of the message's "北京首都机场"
-            if normal is None:  # a bare number is no code: an optional one is left out
-                return value if key in manifest.required or re.search(r"[^\W\d_]", value) else ""
+            if normal is None:  # a bare number is no code, "lights" no colour: an optional one is left out
+                return value if not form.closed and (key in manifest.required or re.search(r"[^\W\d_]", value)) else ""
         rewrite(cursor, start, normal, "opening" in filters)  # "Europe/London" for 伦敦: as the tool asks
         return normal
 
-    def _as_said(self, cursor: ReplyCursor, start: Any, value: str, text: str, filters: dict[str, Any]) -> str:
+    def _as_said(self, cursor: ReplyCursor, start: Any, value: str, text: str, filters: dict[str, Any],
+                 declared: bool = False) -> str:
         """``value``, or the message's own words for it when the model wrote it in another script or
-        spelling, or with a number the message does not state (:func:`~agent.router.values.invented`:
-        then nothing, when the message has no words for it, and a required value is missing)."""
+        spelling, or with a number the message does not state (:func:`~agent.router.values.invented`,
+        or, for a parameter ``declared`` a string (not one the spec's plain description leaves untyped),
+        a bare number the message says only in words, "1" for 一楼: then nothing, when the message
+        has no words for it, and a required value is missing)."""
         options = self.options
-        made_up = options.copy_invented and "copy_from" not in filters and "allowed" not in filters and invented(value, text)
+        made_up = options.copy_invented and "copy_from" not in filters and "allowed" not in filters and (
+            invented(value, text) or declared and unsaid_number(value, text))
         if made_up or options.copy_foreign and "copy_from" not in filters and (foreign(value, text) or unstated(value, text)):
             cursor.rewind(start)
             copied = clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))

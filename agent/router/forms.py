@@ -1,8 +1,8 @@
 """Values in the form a parameter asks for. A parameter whose description asks for an IANA time zone,
-an ISO 4217 currency code, an ISO 3166-1 country code, an IATA airport or airline code or a unit
-symbol gets one when the message says it another way: "伦敦" becomes ``Europe/London``, "euros"
+an ISO 4217 currency code, an ISO 3166-1 country code, an IATA airport or airline code, a unit
+symbol or a CSS colour gets one when the message says it another way: "伦敦" becomes ``Europe/London``, "euros"
 ``EUR``, "日元" ``JPY``, "タイ" ``TH``, "London Heathrow" ``LHR``, "Lufthansa" ``LH``, "kilometres"
-``km``, "华氏度" ``°F``. The form is read from the parameter's description (as tools from
+``km``, "华氏度" ``°F``, "蓝色" (for a CSS colour) ``blue``. The form is read from the parameter's description (as tools from
 MCP servers and OpenAPI documents state it), never from the tool's name, so it holds for any tool set.
 A value that is already in the form, or that no table knows, is left as written.
 """
@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 
 from agent.toolkit.airports import airline_code, airline_names, airport_code, airport_names
 from agent.toolkit.base import ToolManifest
+from agent.toolkit.colours import colour_name, names as colour_names
 from agent.toolkit.countries import country_code, names as country_names
 from agent.toolkit.units import find_unit, names as unit_names
 from agent.toolkit.zones import ALIASES, cities, iana_names, name_key, zone_name
@@ -135,6 +136,11 @@ def _airport_finder() -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=1)
+def _colour_finder() -> re.Pattern[str]:
+    return _finder(colour_names())
+
+
+@lru_cache(maxsize=1)
 def _airline_finder() -> re.Pattern[str]:
     return _finder([n for n in airline_names() if not n.isascii() or len(n) > 2])
 
@@ -153,6 +159,7 @@ class Form:
     normal: Callable[[str], str | None]
     finder: Callable[[], re.Pattern[str]]
     codes: re.Pattern[str] | None = None  # codes as a message writes them ("LHR"), looked for before case-folding
+    closed: bool = False  # every value is in the tables ("lights" is no colour): one that is not is no value
 
     def stated(self, text: str) -> set[str]:
         """The values in this form that ``text`` names ("伦敦 … 东京" -> Europe/London, Asia/Tokyo)."""
@@ -179,6 +186,8 @@ COUNTRY = Form("ISO 3166-1 alpha-2 country code", country_code, _country_finder)
 COUNTRY3 = Form("ISO 3166-1 alpha-3 country code", lambda text: country_code(text, 3), _country_finder)
 AIRPORT = Form("IATA airport code", airport_code, _airport_finder, re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])"))
 AIRLINE = Form("IATA airline code", airline_code, _airline_finder, re.compile(r"(?<![A-Za-z0-9])[A-Z0-9]{2}(?![A-Za-z0-9])"))
+COLOUR = Form("CSS colour name or hex code", colour_name, _colour_finder, re.compile(r"#(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})\b"),
+              closed=True)
 
 _ASKS_ZONE = re.compile(r"\bIANA\b|\btz ?database\b|\bOlson\b", re.IGNORECASE)
 _MENTIONS_ZONE = re.compile(r"time ?zone|时区|時區|タイムゾーン", re.IGNORECASE)
@@ -193,6 +202,8 @@ _ALPHA3 = re.compile(r"alpha[\s-]?3|three[\s-]letter|3[\s-]letter|三字母|3文
 _ASKS_AIRLINE = re.compile(r"\b(?:IATA|ICAO|two[\s-]letter|2[\s-]letter)\b.*\bairline|\bairline\b.*\b(?:IATA|designator)\b"
                            r"|航空公司(?:二字)?代码|航空公司代碼|航空会社コード", re.IGNORECASE)
 _ASKS_AIRPORT = re.compile(r"\bIATA\b|\bairport\s+code|机场代码|機場代碼|空港コード", re.IGNORECASE)
+_MENTIONS_COLOUR = re.compile(r"colou?r|颜色|顏色|色", re.IGNORECASE)
+_ASKS_COLOUR_NAME = re.compile(r"\bCSS\b|\bhex|#[0-9A-Fa-f]{6}\b|十六进制|十六進|16進", re.IGNORECASE)
 _NUMBERED = re.compile(r"\bnumber\b|\bflight\b|航班号|便名", re.IGNORECASE)  # "Airline code and number, e.g. BA117"
 _CODE_HINT = re.compile(r"\bISO\b|\bcode\b|代码|代碼|コード|\b(?:USD|EUR|JPY|GBP|CNY)\b", re.IGNORECASE)
 
@@ -215,4 +226,6 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
         return CURRENCY
     if _MENTIONS_UNIT.search(description) and _ASKS_SYMBOL.search(description):
         return UNIT
+    if _MENTIONS_COLOUR.search(description) and _ASKS_COLOUR_NAME.search(description):
+        return COLOUR  # "CSS colour name (e.g. "red") or hex code like "#FFAA00""
     return None

@@ -29,6 +29,9 @@ class RouterOptions:
     copy_invented: bool = True  # a string value with a number the message lacks (an example's "12345"): copied, or missing
     value_forms: bool = True  # a value whose description asks for an IANA zone or a currency code is written in that form
     copy_numbers: bool = True  # a required number, when the message has digits: copied from the message
+    spoken_numbers: bool = True  # ... with the numbers it says in words in digits ("twenty percent", 二十四度)
+    number_fit: bool = True  # a number the message states that the chosen call has no place for: ...
+    number_margin: float = 3.0  # ... a tool within this of its score that has a parameter for it is called instead
     max_value_tokens: int = 40  # per parameter value
     link_weight: float = 6.0  # added to tools with a required "format": "uri" parameter when the message has a link
     follow_weight: float = 3.0  # added to the previous turn's tools for a short message after it (a follow-up)

@@ -13,6 +13,7 @@ from agent.i18n import detect_language
 from agent.router.candidates import CJK
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, is_link, value_schema
+from agent.router.spoken import with_digits
 from agent.toolkit.base import ToolManifest
 
 
@@ -22,13 +23,17 @@ _INTEGER = re.compile(rb"-?[0-9][0-9,]*|-?")
 
 def value_filters(manifest: ToolManifest, key: str, message: str, options: RouterOptions) -> dict[str, Any]:
     """How a parameter's value may be written: a number for numeric types, and for an optional
-    parameter (with ``copy_optional``) a piece of the message, since it is stated there or left out."""
+    parameter (with ``copy_optional``) a piece of the message, since it is stated there or left out.
+    A number is copied from the message with the numbers it says in words written in digits
+    (``spoken_numbers``: "twenty percent", 二十四度)."""
     filters: dict[str, Any] = {}
     kind = value_schema(manifest, key).get("type")
     numeric = kind in ("number", "integer")
     if numeric:
         pattern = _INTEGER if kind == "integer" else _NUMBER
         filters["allowed"] = lambda text: pattern.fullmatch(text) is not None
+        if options.spoken_numbers:
+            message = with_digits(message)
     if (options.copy_optional and key not in manifest.required) or (is_link(manifest, key) and LINK.search(message)):
         filters["copy_from"] = message
     elif numeric and options.copy_numbers and re.search(r"[0-9]", message):
@@ -150,6 +155,68 @@ def scaled(value: str, message: str) -> str:
         return value
     result = number * found.pop()
     return str(int(result)) if result.is_integer() else str(result)
+
+
+#: a number written in digits (1,500 and 24.5 are one number each)
+_DIGITS = re.compile(r"[0-9]+(?:[,.][0-9]+)*")
+
+
+def _numbers(text: str) -> set[float]:
+    found = set()
+    for run in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
+        try:
+            found.add(float(run.replace(",", "")))
+        except ValueError:  # 1.2.3, a version: no one number
+            continue
+    return found
+
+
+def loose_numbers(message: str, params: dict[str, Any]) -> set[float]:
+    """The numbers ``message`` states in digits that no value of ``params`` holds, in digits or in
+    words, as written or scaled ("3" of "3万" is held by 30000, "2" of "2楼" by 二楼)."""
+    message = unicodedata.normalize("NFKC", message)
+    held = set().union(*(_numbers(with_digits(str(value))) for value in params.values()))
+    loose = set()
+    for run in _DIGITS.findall(message):
+        plain = _numbers(run)
+        if plain and not plain & held and not _numbers(scaled(run, message)) & held:
+            loose |= plain
+    return loose
+
+
+def in_range(value: str, schema: dict[str, Any]) -> bool:
+    """Whether a number written for a parameter lies within its ``minimum`` and ``maximum`` (a value
+    that is not a number is not judged here)."""
+    try:
+        number = float(value.replace(",", ""))
+    except ValueError:
+        return True
+    low, high = schema.get("minimum"), schema.get("maximum")
+    return not (isinstance(low, (int, float)) and number < low or isinstance(high, (int, float)) and number > high)
+
+
+def unsaid_number(value: str, message: str) -> bool:
+    """Whether a text value is a bare number that ``message`` does not write in digits: the model
+    turned the message's words into it ("1" for 一楼, "2" for "second floor"), where a text
+    parameter takes the words as said."""
+    value, message = unicodedata.normalize("NFKC", value).strip(), unicodedata.normalize("NFKC", message)
+    if re.fullmatch(r"[0-9]+", value) is None or value in re.findall(r"[0-9]+", message):
+        return False
+    return value in re.findall(r"[0-9]+", with_digits(message))  # said in words (not "09" made of nothing)
+
+
+def takes_number(manifest: ToolManifest, numbers: set[float]) -> bool:
+    """Whether a numeric parameter of ``manifest`` can take one of ``numbers``: its type (an integer
+    takes no fraction) and its ``minimum`` and ``maximum`` admit it."""
+    for key in manifest.parameters:
+        schema = value_schema(manifest, key)
+        kind = schema.get("type")
+        if kind not in ("number", "integer"):
+            continue
+        low, high = schema.get("minimum", float("-inf")), schema.get("maximum", float("inf"))
+        if any(low <= number <= high and (kind == "number" or number.is_integer()) for number in numbers):
+            return True
+    return False
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{4,}")

@@ -1,0 +1,71 @@
+"""Numbers said in words, written in digits: "twenty percent" is 20 percent, "二十四度" 24度,
+"三時間" 3時間. A numeric parameter's value is copied from the message in digits (see
+:func:`agent.router.values.value_filters`), so the message's words for a number must become digits
+first. English goes through text2num, Chinese and Japanese numerals through cn2an (both libraries
+made for the job); neither changes a number already in digits."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from functools import lru_cache
+
+#: a Chinese or Japanese numeral character (一 … 九, 十, 百, 千, 万, 亿 …, 两, 零, 半 after a number)
+_CJK_NUMERAL = re.compile(r"[零〇一二两兩三四五六七八九十百千万萬亿億]")
+#: an English number word
+_NUMBER_WORD = re.compile(
+    r"\b(?:zero|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+    r"thousand|million|billion)\b",
+    re.IGNORECASE,
+)
+#: what may follow a numeral of one character that counts something (一杯, 三个, 五時間, or the
+#: message's end or a particle: "调到五", "五にして"); before anything else it is part of a word or a name (一起, 一緒, 九州,
+#: 四川, 八王子) and stays as it is
+_COUNTED = re.compile(
+    r"$|[\s,，.。!！?？、;；)）にでをへとがはも]|まで|から|より"
+    r"|[个個杯只本台件张張次位天年月周週日号號元块塊円度分秒米里斤瓶份条條盒包双雙把家间間人回枚冊匹頭つ歳岁倍层層楼樓階%％]"
+    r"|小时|小時|时间|時間|分钟|公里|千米|公斤|毫升|ヶ月|か月|カ月|週間|キロ|メートル|パーセント"
+)
+#: a run of numerals, with a decimal part said after 点 (二十四点五), and a percentage (百分之二十)
+_RUN = re.compile(r"(?:百分之)?负?[零〇一二两兩三四五六七八九十百千万萬亿億]+(?:[点點][零〇一二两三四五六七八九]+)?")
+
+
+def with_digits(text: str) -> str:
+    """``text`` with the numbers it says in words written in digits. Words that only look like a
+    number stay as they are ("the one I meant", 一起, 一緒に, 九州)."""
+    if _CJK_NUMERAL.search(text):
+        text = _cjk_digits(text)
+    if _NUMBER_WORD.search(text):
+        text = _english_digits(text)
+    return text
+
+
+@lru_cache(maxsize=256)
+def _cjk_digits(text: str) -> str:
+    import cn2an
+
+    def convert(match: re.Match) -> str:
+        run = match.group(0)
+        if len(run) == 1 and not _COUNTED.match(text, match.end()):
+            return run
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # cn2an warns of what it cannot read, and leaves it
+                # cn2an reads 两 only inside a number (两万), not alone (两个)
+                return cn2an.transform(re.sub(r"^([负]?)[两兩]", r"\1二", run), "cn2an")
+        except (ValueError, KeyError, IndexError, TypeError):
+            return run
+
+    return _RUN.sub(convert, text)
+
+
+@lru_cache(maxsize=256)
+def _english_digits(text: str) -> str:
+    from text_to_num import alpha2digit
+
+    try:
+        # "one" alone is mostly a pronoun ("the one I meant"); "two" and up are numbers
+        return alpha2digit(text, "en", threshold=2)
+    except (ValueError, RuntimeError):
+        return text

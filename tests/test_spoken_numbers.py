@@ -1,0 +1,134 @@
+"""Numbers said in words become digits before a numeric value is copied from the message."""
+
+import pytest
+
+from agent.router import Router, RouterOptions
+from agent.router.spoken import with_digits
+from agent.toolkit.base import ToolManifest
+from tests.test_routing import ScoringProvider
+
+
+@pytest.mark.parametrize("said, digits", [
+    ("set the bedroom lights to twenty percent", "set the bedroom lights to 20 percent"),
+    ("twenty-four degrees", "24 degrees"),
+    ("one hundred and twenty dollars", "120 dollars"),
+    ("把卧室空调调到二十四度", "把卧室空调调到24度"),
+    ("温度调到二十四点五度", "温度调到24.5度"),
+    ("三万五千块", "35000块"),
+    ("两个小时后提醒我", "2个小时后提醒我"),
+    ("百分之二十的折扣", "20%的折扣"),
+    ("负五度", "-5度"),
+    ("エアコンを二十四度にして", "エアコンを24度にして"),
+    ("三時間後に起こして", "3時間後に起こして"),
+    ("音量を五にして", "音量を5にして"),  # a numeral alone before a particle
+    ("给我来一杯咖啡", "给我来1杯咖啡"),  # 一 that counts a cup
+])
+def test_numbers_said_in_words_are_written_in_digits(said, digits):
+    assert with_digits(said) == digits
+
+
+@pytest.mark.parametrize("said", [
+    "the one I meant",  # "one" alone is a pronoun
+    "我们一起去吧",  # 一起, 一下, 一緒: words, not numbers
+    "ちょっと一緒に来て",
+    "九州の天気は？",  # a place's name
+    "四川的天气",
+    "百度一下",
+    "月3万円で",  # digits stay as they are (the scale is read elsewhere)
+    "halfway",
+])
+def test_words_that_only_look_like_numbers_stay(said):
+    assert with_digits(said) == said
+
+
+THERMOSTAT = ToolManifest("set_thermostat", "Set a room's target temperature",
+                          {"room": "The room", "temperature": "Target temperature in degrees"},
+                          ["Set the living room to 21 degrees"],
+                          parameter_types={"room": "string", "temperature": "number"}, required=["room", "temperature"])
+
+
+def test_a_number_said_in_words_is_copied_in_digits():
+    provider = ScoringProvider({"set_thermostat": 0.0, "none": -9.0}, ["卧室", "24"])
+    decision = Router(RouterOptions()).decide(provider, [THERMOSTAT], "把卧室空调调到二十四度", "zh")
+    assert decision.params == {"room": "卧室", "temperature": "24"}
+    assert provider.cursor.filters[1]["copy_from"] == "把卧室空调调到24度"
+    assert provider.cursor.filters[1]["allowed"](b"24")
+    plain = ScoringProvider({"set_thermostat": 0.0, "none": -9.0}, ["卧室", "24"])
+    Router(RouterOptions(spoken_numbers=False)).decide(plain, [THERMOSTAT], "把卧室空调调到二十四度", "zh")
+    assert "copy_from" not in plain.cursor.filters[1]  # the lever off: no digits to copy, written freely
+
+
+MODE = ToolManifest("set_thermostat_mode", "Change a zone's operating mode without changing its setpoint",
+                    {"zone": "The zone", "mode": "The mode"}, ["Switch downstairs to cooling"],
+                    parameter_types={"zone": "string", "mode": ["heat", "cool", "auto"]}, required=["zone", "mode"])
+SETPOINT = ToolManifest("set_thermostat", "Set a zone's target temperature",
+                        {"zone": "The zone", "target_temperature": "Desired temperature"}, ["Downstairs to 21 degrees"],
+                        parameter_types={"zone": "string", "target_temperature": "number"},
+                        required=["zone", "target_temperature"])
+COLOUR = ToolManifest("set_light_color", "Change the colour or white temperature of lights",
+                      {"room": "The room", "color_temperature_k": "White colour temperature in Kelvin"}, ["Kitchen lights warm white"],
+                      parameter_types={"room": "string",
+                                       "color_temperature_k": {"type": "integer", "minimum": 2000, "maximum": 6500}},
+                      required=["room"])
+LIGHT = ToolManifest("set_light", "Turn lights on or off, optionally setting brightness",
+                     {"room": "The room", "brightness": "Brightness in percent"}, ["Dim the hall lights"],
+                     parameter_types={"room": "string", "brightness": {"type": "integer", "minimum": 0, "maximum": 100}},
+                     required=["room"])
+
+
+def test_a_stated_number_the_chosen_call_has_no_place_for_moves_the_choice_to_a_close_tool_that_takes_it():
+    scores = {"set_thermostat_mode": 0.0, "set_thermostat": -1.5, "none": -9.0}
+    provider = ScoringProvider(scores, ["upstairs", "upstairs", "68"])  # the mode's call, then the setpoint's
+    decision = Router(RouterOptions()).decide(provider, [MODE, SETPOINT], "set the upstairs thermostat to 68", "en")
+    assert (decision.tool, decision.params) == ("set_thermostat", {"zone": "upstairs", "target_temperature": "68"})
+    written = "".join(provider.cursor.written)
+    assert "set_thermostat_mode" not in written and written.endswith('"target_temperature": "68"')  # rewound
+    # a number out of the parameter's range has no place either: 20 percent is no colour temperature
+    lights = ScoringProvider({"set_light_color": 0.0, "set_light": -2.0, "none": -9.0}, ["bedroom", "", "bedroom", "20"])
+    decision = Router(RouterOptions()).decide(lights, [COLOUR, LIGHT], "bedroom lights to twenty percent", "en")
+    assert (decision.tool, decision.params) == ("set_light", {"room": "bedroom", "brightness": "20"})
+
+
+@pytest.mark.parametrize("message, values, scores, options", [
+    ("set the upstairs thermostat to heat", ["upstairs"], {"set_thermostat": -1.0}, {}),  # no number: kept
+    ("2楼切换成制热模式", ["2楼"], {"set_thermostat": -1.0}, {}),  # the number is the zone's
+    ("二楼切换成制热模式", ["二楼"], {"set_thermostat": -1.0}, {}),  # the same, said in words
+    ("set the upstairs thermostat to 68", ["upstairs"], {"set_thermostat": -4.0}, {}),  # the other is not close
+    ("set the upstairs thermostat to 68", ["upstairs"], {"set_thermostat": -1.0}, {"number_fit": False}),
+])
+def test_the_choice_stays_when_every_number_has_a_place_or_no_close_tool_takes_it(message, values, scores, options):
+    provider = ScoringProvider({"set_thermostat_mode": 0.0, "none": -9.0, **scores}, values)
+    decision = Router(RouterOptions(**options)).decide(provider, [MODE, SETPOINT], message, "en")
+    assert decision.tool == "set_thermostat_mode" and decision.params["zone"] == values[0]
+    assert len(provider.cursor.filters) == 1  # one value written: the other tool's call was not tried
+
+
+def test_a_number_out_of_the_parameters_range_is_no_value_for_it():
+    # the model put 20 ("twenty percent") in the Kelvin, which start at 2000: left out, and the loose
+    # number then moves the choice to the close tool that takes it
+    lights = ScoringProvider({"set_light_color": 0.0, "set_light": -2.0, "none": -9.0}, ["bedroom", "20", "bedroom", "20"])
+    decision = Router(RouterOptions()).decide(lights, [COLOUR, LIGHT], "bedroom lights to twenty percent", "en")
+    assert (decision.tool, decision.params) == ("set_light", {"room": "bedroom", "brightness": "20"})
+    alone = ScoringProvider({"set_light_color": 0.0, "none": -9.0}, ["bedroom", "20"])
+    assert Router(RouterOptions()).decide(alone, [COLOUR], "bedroom lights to twenty percent", "en").params == {"room": "bedroom"}
+    warm = ScoringProvider({"set_light_color": 0.0, "none": -9.0}, ["bedroom", "2700"])
+    assert Router(RouterOptions()).decide(warm, [COLOUR], "bedroom lights at 2700 K", "en").params == {
+        "room": "bedroom", "color_temperature_k": "2700"}
+
+
+def test_a_text_value_the_model_turned_into_a_number_is_copied_as_the_message_says_it():
+    provider = ScoringProvider({"set_thermostat": 0.0, "none": -9.0}, ["1", "一楼", "24"])
+    decision = Router(RouterOptions()).decide(provider, [SETPOINT], "一楼温度设到二十四度", "zh")
+    assert decision.params == {"zone": "一楼", "target_temperature": "24"}
+    assert provider.cursor.filters[1]["copy_from"] == "一楼温度设到二十四度"  # the zone, copied as said
+    stated = ScoringProvider({"set_thermostat": 0.0, "none": -9.0}, ["2", "21"])
+    assert Router(RouterOptions()).decide(stated, [SETPOINT], "zone 2 to 21 degrees", "en").params == {
+        "zone": "2", "target_temperature": "21"}  # the message writes it in digits: kept
+
+
+def test_a_bare_number_the_message_says_neither_in_digits_nor_in_words_is_not_copied_for():
+    from agent.router.values import unsaid_number
+
+    assert unsaid_number("1", "一楼温度设到二十四度") and unsaid_number("2", "second floor, two rooms")
+    assert not unsaid_number("09", "cheapest day to fly Boston to Denver in September 2027")  # "02" of 2027 is no copy
+    assert not unsaid_number("2", "zone 2") and not unsaid_number("upstairs", "upstairs")
