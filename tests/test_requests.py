@@ -232,6 +232,28 @@ def test_one_call_with_values_from_several_parts_is_one_request():
     assert [(d.tool, d.params) for d in decisions] == [("calculator", {"expression": "8500*1.12"})]
 
 
+def test_one_call_whose_codes_two_parts_name_is_one_request():
+    from agent.toolkit.base import ToolManifest
+
+    flights = ToolManifest("search_flights", "Search flights",
+                           {"origin": "IATA airport code", "destination": "IATA airport code", "departure_date": "YYYY-MM-DD"},
+                           required=["origin", "destination"])
+
+    def rules(text, context):
+        if text.startswith("羽田から那覇まで、"):
+            return Decision("search_flights", {"origin": "HND", "destination": "OKA", "departure_date": "2027-02-11"})
+        if text == "羽田から那覇まで":  # the parts alone read as trains, with garbage for the second
+            return Decision("search_trains", {"origin_station": "羽田", "destination_station": "那覇"})
+        return Decision("search_trains", {"origin_station": "2027年2月11日", "destination_station": "那覇"})
+
+    message = "羽田から那覇まで、2027年2月11日の便を探して"
+    decisions = decide_requests(RuleRouter(rules), None, [flights], message, "ja", Context())
+    assert [(d.tool, d.params) for d in decisions] == [
+        ("search_flights", {"origin": "HND", "destination": "OKA", "departure_date": "2027-02-11"})]
+    # without the manifest the codes are no words of the parts: the parts' two calls win
+    assert len(decide_requests(RuleRouter(rules), None, [], message, "ja", Context())) == 2
+
+
 def test_a_part_whose_call_states_nothing_of_its_own_is_no_request():
     def rules(text, context):
         if "todo.txt" in text:

@@ -21,7 +21,7 @@ from tests.test_routing import ScoringProvider
     ("エアコンを二十四度にして", "エアコンを24度にして"),
     ("三時間後に起こして", "3時間後に起こして"),
     ("音量を五にして", "音量を5にして"),  # a numeral alone before a particle
-    ("给我来一杯咖啡", "给我来1杯咖啡"),  # 一 that counts a cup
+    ("给我来两杯咖啡", "给我来2杯咖啡"),
 ])
 def test_numbers_said_in_words_are_written_in_digits(said, digits):
     assert with_digits(said) == digits
@@ -30,6 +30,8 @@ def test_numbers_said_in_words_are_written_in_digits(said, digits):
 @pytest.mark.parametrize("said", [
     "the one I meant",  # "one" alone is a pronoun
     "我们一起去吧",  # 一起, 一下, 一緒: words, not numbers
+    "帮我找一个大家都有空的半小时",  # 一 alone is "a"
+    "りんごを一つ",
     "ちょっと一緒に来て",
     "九州の天気は？",  # a place's name
     "四川的天气",

@@ -354,3 +354,29 @@ def test_written_examples_that_speak_of_the_tool_instead_of_using_it_are_left_ou
     # all of them speak of it: they are kept, as better than none
     only = ["What does time_convert_time do?", "Which tool converts times?"]
     assert ExampleWriter().write(WritingProvider(only, {}, cache_dir=tmp_path / "b"), CONVERT_TIME, "en") == only
+
+
+def test_two_parameters_of_one_form_with_the_same_value_take_the_values_the_message_names_in_order():
+    from agent.router.forms import told_apart
+
+    flights = ToolManifest("search_flights", "Search flights",
+                           {"origin": "IATA airport code, e.g. \"CDG\".", "destination": "IATA airport code, e.g. \"CDG\".",
+                            "currency": "ISO 4217 currency code"}, required=["origin", "destination"])
+    said = "business class from Paris Charles de Gaulle to Tokyo Haneda on May 2 2027"
+    assert told_apart(flights, {"origin": "CDG", "destination": "CDG"}, said) == {"origin": "CDG", "destination": "HND"}
+    assert told_apart(flights, {"origin": "HND", "destination": "HND"}, said) == {"origin": "CDG", "destination": "HND"}
+    assert AIRPORT.in_order("羽田から那覇まで") == ["HND", "OKA"]
+    # different values, or a message that names one airport or three, are left as they are
+    assert told_apart(flights, {"origin": "CDG", "destination": "HND"}, said)["destination"] == "HND"
+    assert told_apart(flights, {"origin": "CDG", "destination": "CDG"}, "flights from CDG") == {"origin": "CDG", "destination": "CDG"}
+    assert told_apart(flights, {"origin": "CDG", "destination": "CDG"}, "CDG, ORY or BVA to JFK")["destination"] == "CDG"
+    visa = ToolManifest("check_visa", "Visa rules", {"nationality": "ISO 3166-1 alpha-2 country code",
+                                                     "destination_country": "ISO 3166-1 alpha-2 country code"},
+                        required=["nationality", "destination_country"])
+    assert told_apart(visa, {"nationality": "US", "destination_country": "US"}, "日本のパスポートでアメリカに出張する場合") == {
+        "nationality": "JP", "destination_country": "US"}
+
+
+@pytest.mark.parametrize("said", ["business", "central", "the north station", "city", "national", "county"])
+def test_words_that_describe_an_airport_name_none(said):
+    assert airport_code(said) is None and AIRPORT.stated(f"a {said} trip") == set()

@@ -21,7 +21,7 @@ from agent.providers.base import (
 from agent.router.candidates import ToolIndex, in_english, index_for, needs_english
 from agent.router.context import Context
 from agent.router.encoder import encoder_for
-from agent.router.forms import value_form
+from agent.router.forms import told_apart, value_form
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
@@ -294,6 +294,8 @@ class Router:
                 other_params, other_missing = self._write_call(cursor, prompt.manifests[other], quote, source, text)
                 if not other_missing:
                     chosen, params = other, other_params
+            if options.value_forms:
+                params = told_apart(prompt.manifests[chosen], params, text)
             if missing:  # nothing in the message for a required value: the tool cannot be called
                 no_tool.declined, no_tool.missing = chosen, missing
                 return no_tool
@@ -377,6 +379,10 @@ class Router:
             normal = form.normal(value) or form.holding(value, text)  # "北京" of the message's "北京首都机场"
             if normal is None:  # a bare number is no code, "lights" no colour: an optional one is left out
                 return value if not form.closed and (key in manifest.required or re.search(r"[^\W\d_]", value)) else ""
+        if form.said and normal not in stated:  # a date the message does not name is made up: the one it names, or none
+            normal = next(iter(stated)) if len(stated) == 1 else ""
+            if not normal:
+                return ""
         rewrite(cursor, start, normal, "opening" in filters)  # "Europe/London" for 伦敦: as the tool asks
         return normal
 

@@ -16,8 +16,10 @@ from functools import lru_cache
 from typing import Callable, Iterable
 
 from agent.toolkit.airports import airline_code, airline_names, airport_code, airport_names
+from agent.router.prompt import value_schema
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.colours import colour_name, names as colour_names
+from agent.toolkit.dates import dates_in, iso_date
 from agent.toolkit.countries import country_code, names as country_names
 from agent.toolkit.units import find_unit, names as unit_names
 from agent.toolkit.zones import ALIASES, cities, iana_names, name_key, zone_name
@@ -157,22 +159,30 @@ class Form:
 
     name: str
     normal: Callable[[str], str | None]
-    finder: Callable[[], re.Pattern[str]]
+    finder: Callable[[], re.Pattern[str]] | None = None
     codes: re.Pattern[str] | None = None  # codes as a message writes them ("LHR"), looked for before case-folding
     closed: bool = False  # every value is in the tables ("lights" is no colour): one that is not is no value
+    said: bool = False  # a value must be one the message (or the conversation) names: a date, never made up
+    reader: Callable[[str], list[tuple[int, str]]] | None = None  # finds the values instead of ``finder``
 
     def stated(self, text: str) -> set[str]:
         """The values in this form that ``text`` names ("伦敦 … 东京" -> Europe/London, Asia/Tokyo)."""
+        return set(self.in_order(text))
+
+    def in_order(self, text: str) -> list[str]:
+        """The values in this form that ``text`` names, each once, in the order it names them."""
         text = unicodedata.normalize("NFKC", text)
-        found = [self.normal(m.group(0)) for m in self.finder().finditer(_folded(text))]
-        found += [self.normal(m.group(0)) for m in self.codes.finditer(text)] if self.codes else []
-        return {value for value in found if value}
+        if self.reader is not None:
+            return list(dict.fromkeys(value for _, value in self.reader(text)))
+        found = [(m.start(), self.normal(m.group(0))) for m in self.finder().finditer(_folded(text))] if self.finder else []
+        found += [(m.start(), self.normal(m.group(0))) for m in self.codes.finditer(text)] if self.codes else []
+        return list(dict.fromkeys(value for _, value in sorted(found, key=lambda pair: pair[0]) if value))
 
     def holding(self, value: str, text: str) -> str | None:
         """The one value in this form that ``text`` names with words holding ``value`` ("北京" of
         "北京首都机场" is ``PEK``); None when no name or several hold it."""
         part = unicodedata.normalize("NFKC", value).casefold().strip()
-        if len(part) < 2:
+        if len(part) < 2 or self.finder is None:
             return None
         found = {self.normal(m.group(0)) for m in self.finder().finditer(_folded(text)) if part in m.group(0)}
         found.discard(None)
@@ -186,6 +196,7 @@ COUNTRY = Form("ISO 3166-1 alpha-2 country code", country_code, _country_finder)
 COUNTRY3 = Form("ISO 3166-1 alpha-3 country code", lambda text: country_code(text, 3), _country_finder)
 AIRPORT = Form("IATA airport code", airport_code, _airport_finder, re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])"))
 AIRLINE = Form("IATA airline code", airline_code, _airline_finder, re.compile(r"(?<![A-Za-z0-9])[A-Z0-9]{2}(?![A-Za-z0-9])"))
+DATE = Form("ISO 8601 date", iso_date, closed=True, said=True, reader=dates_in)
 COLOUR = Form("CSS colour name or hex code", colour_name, _colour_finder, re.compile(r"#(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})\b"),
               closed=True)
 
@@ -204,14 +215,20 @@ _ASKS_AIRLINE = re.compile(r"\b(?:IATA|ICAO|two[\s-]letter|2[\s-]letter)\b.*\bai
 _ASKS_AIRPORT = re.compile(r"\bIATA\b|\bairport\s+code|机场代码|機場代碼|空港コード", re.IGNORECASE)
 _MENTIONS_COLOUR = re.compile(r"colou?r|颜色|顏色|色", re.IGNORECASE)
 _ASKS_COLOUR_NAME = re.compile(r"\bCSS\b|\bhex|#[0-9A-Fa-f]{6}\b|十六进制|十六進|16進", re.IGNORECASE)
+_ASKS_DATE = re.compile(r"YYYY-MM-DD|yyyy-mm-dd|ISO[\s-]?8601\s+(?:calendar\s+)?date|\bdate\b[^.]*\b\d{4}-\d{2}-\d{2}\b"
+                        r"|日期[^。]*\d{4}-\d{2}-\d{2}|日付[^。]*\d{4}-\d{2}-\d{2}", re.IGNORECASE)
+_HAS_TIME = re.compile(r"date[\s-]?time|HH|hh:mm|\d{4}-\d{2}-\d{2}[T ]\d|timestamp|时间|時間|時刻", re.IGNORECASE)
 _NUMBERED = re.compile(r"\bnumber\b|\bflight\b|航班号|便名", re.IGNORECASE)  # "Airline code and number, e.g. BA117"
 _CODE_HINT = re.compile(r"\bISO\b|\bcode\b|代码|代碼|コード|\b(?:USD|EUR|JPY|GBP|CNY)\b", re.IGNORECASE)
 
 
 def value_form(manifest: ToolManifest, key: str) -> Form | None:
     """The form the description of ``manifest``'s parameter ``key`` asks for, if it is one of those
-    above; None otherwise (the value is written as the message says it)."""
+    above (a date: its JSON schema's ``"format": "date"`` too); None otherwise (the value is written
+    as the message says it)."""
     description = str(manifest.parameters.get(key) or "")
+    if value_schema(manifest, key).get("format") == "date" or _ASKS_DATE.search(description) and not _HAS_TIME.search(description):
+        return DATE
     if _ASKS_COUNTRY.search(description):  # "ISO 3166-1 alpha-2 country code of the passport"
         return COUNTRY3 if _ALPHA3.search(description) else COUNTRY
     if _ACCEPTS_NAMES.search(description):
@@ -229,3 +246,21 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
     if _MENTIONS_COLOUR.search(description) and _ASKS_COLOUR_NAME.search(description):
         return COLOUR  # "CSS colour name (e.g. "red") or hex code like "#FFAA00""
     return None
+
+
+def told_apart(manifest: ToolManifest, params: dict[str, object], text: str) -> dict[str, object]:
+    """``params`` with parameters of one form that got the same value ("origin" and "destination"
+    both ``CDG``) given the values the message names in that form, in the order it names them
+    ("from Paris Charles de Gaulle to Tokyo Haneda": ``CDG``, ``HND``), when it names as many as
+    there are such parameters; else as they were."""
+    groups: dict[tuple[Form, object], list[str]] = {}
+    for key, value in params.items():
+        form = value_form(manifest, key)
+        if form is not None:
+            groups.setdefault((form, value), []).append(key)
+    out = dict(params)
+    for (form, _), keys in groups.items():
+        named = form.in_order(text) if len(keys) > 1 else []
+        if len(named) == len(keys):
+            out.update(zip(keys, named))
+    return out

@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.router.context import Call, Context, Exchange
+from agent.router.forms import value_form
 from agent.router.prompt import Decision, value_schema
 from agent.router.references import (
     carried,
@@ -113,7 +114,8 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
             if decision.tool is None and len(part.strip()) <= FRAGMENT_CHARS and not _CLAUSE.match(part):
                 others = Context([*context.exchanges, *(_exchange(p, d) for j, (p, d) in enumerate(decided) if j != i and d.tool)])
                 decided[i] = (part, router.decide(provider, manifests, part, language, others))
-    if _covers(whole, [part for part, _ in decided]) and not later:
+    manifest = next((m for m in manifests if m.name == whole.tool), None)
+    if _covers(whole, [part for part, _ in decided], manifest) and not later:
         return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
     calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
                        and not _asked_again(part, d, [e for _, e in decided[:i]])])
@@ -124,8 +126,10 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
     return calls if len(calls) >= 2 else [whole]
 
 
-def _covers(whole: Decision, parts: list[str]) -> bool:
-    """Whether the whole message's call states values from two or more of its parts."""
+def _covers(whole: Decision, parts: list[str], manifest: "ToolManifest | None" = None) -> bool:
+    """Whether the whole message's call states values from two or more of its parts: words of the
+    parts, or values in the form a parameter asks for that a part names ("羽田から那覇まで" holds
+    the airports HND and OKA, "2027年2月11日の便" the date)."""
     if whole.tool is None or whole.error:
         return False
     values = {_folded(t) for v in whole.params.values() for t in _WORD.findall(str(v))}
@@ -135,7 +139,10 @@ def _covers(whole: Decision, parts: list[str]) -> bool:
     def held(word: str) -> bool:  # "12" of "涨了12%" is in 8500*1.12; "5" is not in 0.85
         return word in values or word.isdigit() and any(v.endswith("." + word) for v in values)
 
-    return sum(1 for found in own if any(held(w) for w in found)) >= 2
+    forms = [(form, value) for key, value in whole.params.items()
+             if manifest is not None and (form := value_form(manifest, key)) is not None]
+    return sum(1 for found, part in zip(own, parts)
+               if any(held(w) for w in found) or any(value in form.stated(part) for form, value in forms)) >= 2
 
 
 def _own(decision: Decision, part: str) -> bool:

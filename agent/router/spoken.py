@@ -31,23 +31,24 @@ _COUNTED = re.compile(
 _RUN = re.compile(r"(?:百分之)?负?[零〇一二两兩三四五六七八九十百千万萬亿億]+(?:[点點][零〇一二两三四五六七八九]+)?")
 
 
-def with_digits(text: str) -> str:
+def with_digits(text: str, one: bool = False) -> str:
     """``text`` with the numbers it says in words written in digits. Words that only look like a
-    number stay as they are ("the one I meant", 一起, 一緒に, 九州)."""
+    number stay as they are ("the one I meant", 一起, 一緒に, 九州), and so does 一 alone, mostly "a"
+    (找一个, 一つ), unless ``one`` (一楼 is 1楼 then)."""
     if _CJK_NUMERAL.search(text):
-        text = _cjk_digits(text)
+        text = _cjk_digits(text, one)
     if _NUMBER_WORD.search(text):
         text = _english_digits(text)
     return text
 
 
 @lru_cache(maxsize=256)
-def _cjk_digits(text: str) -> str:
+def _cjk_digits(text: str, one: bool) -> str:
     import cn2an
 
     def convert(match: re.Match) -> str:
         run = match.group(0)
-        if len(run) == 1 and not _COUNTED.match(text, match.end()):
+        if run in ("一", "壹") and not one or len(run) == 1 and not _COUNTED.match(text, match.end()):
             return run
         try:
             with warnings.catch_warnings():

@@ -202,7 +202,7 @@ def unsaid_number(value: str, message: str) -> bool:
     value, message = unicodedata.normalize("NFKC", value).strip(), unicodedata.normalize("NFKC", message)
     if re.fullmatch(r"[0-9]+", value) is None or value in re.findall(r"[0-9]+", message):
         return False
-    return value in re.findall(r"[0-9]+", with_digits(message))  # said in words (not "09" made of nothing)
+    return value in re.findall(r"[0-9]+", with_digits(message, one=True))  # said in words (not "09" made of nothing)
 
 
 def takes_number(manifest: ToolManifest, numbers: set[float]) -> bool:

@@ -125,6 +125,16 @@ _AIRPORT_WORDS = re.compile(
 )
 
 
+#: words that describe an airport or a place and name none alone: "Regional Business Airport" of Elk
+#: City leaves "business", which is no name of it; "North", "Central", "Station" name nothing either
+_GENERIC = frozenset(
+    "business county executive field memorial national airpark heliport station central city downtown metro "
+    "metropolitan state army naval air force base north south east west northeast northwest southeast southwest "
+    "island valley port harbour harbor lake river bay park new old saint st fort mount general jetport "
+    "international regional municipal airport airfield the".split()
+)
+
+
 def key(text: str) -> str:
     """How names are compared: NFKC, case-folded, dashes and dots as spaces, single spaces."""
     text = unicodedata.normalize("NFKC", text).casefold()
@@ -151,14 +161,14 @@ def _airports() -> tuple[dict[str, str], frozenset[str]]:
     table: dict[str, str] = {}
     for city, codes in by_city.items():  # the city's only airport, or its only international one
         main = codes if len(codes) == 1 else {c for c in codes if "international" in key(data[c].get("name") or "")}
-        if len(main) == 1 and len(city) > 3:
+        if len(main) == 1 and len(city) > 3 and city not in _GENERIC:
             table[city] = next(iter(main))
     for code, airport in data.items():
         name, city = airport.get("name") or "", key(airport.get("city") or "")
         bare = _bare(name)
         without_city = re.sub(rf"^{re.escape(city)}\s+|\s+{re.escape(city)}$", "", bare).strip() if city else bare
         for spelling in {key(name), bare, without_city}:
-            if len(spelling) > 3 and spelling not in by_city:
+            if len(spelling) > 3 and spelling not in by_city and not set(spelling.split()) <= _GENERIC:
                 table.setdefault(spelling, code)
     for code, aliases in _AIRPORT_ALIASES.items():
         for alias in aliases:

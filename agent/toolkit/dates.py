@@ -1,0 +1,117 @@
+"""Calendar dates as people say them, for parameters that ask for an ISO 8601 date (``YYYY-MM-DD``):
+written dates ("2027-02-11", "2027年2月11日", "May 2, 2027", "2 May", "3月4日", "3/14/2027",
+"14.03.2027"), and dates said
+relative to today in English, Chinese and Japanese ("tomorrow", "后天", "明後日", "next Friday",
+"下周五", "来週の金曜日"). A date without a year is the next such day from today. "Today" is the
+local date of the machine Riverse runs on (:func:`today`, which tests replace)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+
+_MONTHS = {name: i for i, names in enumerate((
+    (), ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+    ("december", "dec"),
+)) for name in names}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: days from today
+_RELATIVE = {
+    "today": 0, "tonight": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": -1,
+    "今天": 0, "今日": 0, "今晚": 0, "明天": 1, "明日": 1, "后天": 2, "後天": 2, "大后天": 3, "大後天": 3, "昨天": -1,
+    "明後日": 2, "あさって": 2, "しあさって": 3, "昨日": -1, "今夜": 0, "今晩": 0, "あした": 1, "きょう": 0,
+}
+_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS_ZH = "一二三四五六日"  # 周一 … 周日 (天 too)
+_WEEKDAYS_JA = "月火水木金土日"  # 月曜日 … 日曜日
+
+_EN_WEEKDAY = re.compile(rf"\b(?:(next|this|coming)\s+)?({'|'.join(_WEEKDAYS_EN)})\b")
+_ZH_WEEKDAY = re.compile(r"(下下|下|这|這|本|上)?(?:个|個)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])")
+_JA_WEEKDAY = re.compile(r"(再来週|来週|今週|先週)?の?([月火水木金土日])曜日?")
+_ISO = re.compile(r"(?<![0-9])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![0-9])")
+_US = re.compile(r"(?<![0-9/])(\d{1,2})/(\d{1,2})/(\d{4})(?![0-9])")  # 3/14/2027: month first
+_DOTTED = re.compile(r"(?<![0-9.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![0-9])")  # 14.03.2027: day first
+_CJK = re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]")
+_EN_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b")
+_EN_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b")
+_RELATIVE_WORDS = re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
+                                      for w in sorted(_RELATIVE, key=len, reverse=True)))
+
+
+def today() -> dt.date:
+    return dt.date.today()
+
+
+def dates_in(text: str) -> list[tuple[int, str]]:
+    """Every date ``text`` names: (where it starts, ``YYYY-MM-DD``), in the order they are named."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    now = today()
+    found: list[tuple[int, dt.date | None]] = []
+    taken: list[range] = []
+
+    def add(match: re.Match, date: dt.date | None) -> None:
+        if any(match.start() in span or match.end() - 1 in span for span in taken):
+            return  # a part of a date already read ("2 may" inside "may 2 2027")
+        taken.append(range(match.start(), match.end()))
+        found.append((match.start(), date))
+
+    for m in _ISO.finditer(text):
+        add(m, _date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    for m in _US.finditer(text):
+        add(m, _date(int(m.group(3)), int(m.group(1)), int(m.group(2))))
+    for m in _DOTTED.finditer(text):
+        add(m, _date(int(m.group(3)), int(m.group(2)), int(m.group(1))))
+    for m in _CJK.finditer(text):
+        add(m, _date(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m.group(1) else _upcoming(now, int(m.group(2)), int(m.group(3))))
+    for m in _EN_MONTH_DAY.finditer(text):
+        month, day, year = _MONTHS[m.group(1)], int(m.group(2)), m.group(3)
+        add(m, _date(int(year), month, day) if year else _upcoming(now, month, day))
+    for m in _EN_DAY_MONTH.finditer(text):
+        day, month, year = int(m.group(1)), _MONTHS[m.group(2)], m.group(3)
+        add(m, _date(int(year), month, day) if year else _upcoming(now, month, day))
+    for m in _RELATIVE_WORDS.finditer(text):
+        if not (m.group(0) == "明日" and text[m.end():m.end() + 1] == "香"):  # 明日香 is a name
+            add(m, now + dt.timedelta(days=_RELATIVE[m.group(0)]))
+    for m in _EN_WEEKDAY.finditer(text):
+        add(m, _weekday(now, _WEEKDAYS_EN.index(m.group(2)), {"next": 1}.get(m.group(1) or "", None)))
+    for m in _ZH_WEEKDAY.finditer(text):
+        weeks = {"下下": 2, "下": 1, "这": 0, "這": 0, "本": 0, "上": -1}.get(m.group(1) or "", None)
+        add(m, _weekday(now, _WEEKDAYS_ZH.index("日" if m.group(2) == "天" else m.group(2)), weeks))
+    for m in _JA_WEEKDAY.finditer(text):
+        weeks = {"再来週": 2, "来週": 1, "今週": 0, "先週": -1}.get(m.group(1) or "", None)
+        if m.group(1) or m.group(0).endswith(("曜日", "曜")):
+            add(m, _weekday(now, _WEEKDAYS_JA.index(m.group(2)), weeks))
+    return [(start, date.isoformat()) for start, date in sorted(found, key=lambda pair: pair[0]) if date is not None]
+
+
+def iso_date(text: str) -> str | None:
+    """The ``YYYY-MM-DD`` of a value that is one date ("2027年2月11日", "tomorrow", "2027-2-11"; a
+    date-time keeps its date); None when it names none, or several."""
+    found = {date for _, date in dates_in(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _date(year: int, month: int, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _upcoming(now: dt.date, month: int, day: int) -> dt.date | None:
+    """The next ``month``/``day`` from ``now`` (today included)."""
+    this_year = _date(now.year, month, day)
+    if this_year is None:
+        return _date(now.year + 1, month, day)
+    return this_year if this_year >= now else _date(now.year + 1, month, day)
+
+
+def _weekday(now: dt.date, weekday: int, weeks: int | None) -> dt.date:
+    """The day ``weekday`` (Monday 0) of the week ``weeks`` from this one (next week: 1); with no week
+    said, the next such day from today (today included)."""
+    if weeks is None:
+        return now + dt.timedelta(days=(weekday - now.weekday()) % 7)
+    monday = now - dt.timedelta(days=now.weekday())
+    return monday + dt.timedelta(weeks=weeks, days=weekday)

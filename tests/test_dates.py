@@ -1,0 +1,80 @@
+"""Dates as people say them, for parameters that ask for an ISO 8601 date: never made up."""
+
+import datetime as dt
+
+import pytest
+
+import agent.toolkit.dates as dates
+from agent.router import Router, RouterOptions
+from agent.router.forms import DATE, value_form
+from agent.toolkit.base import ToolManifest
+from tests.test_routing import ScoringProvider
+
+
+@pytest.fixture(autouse=True)
+def wednesday(monkeypatch):
+    monkeypatch.setattr(dates, "today", lambda: dt.date(2026, 12, 2))  # a Wednesday
+
+
+@pytest.mark.parametrize("said, named", [
+    ("book a flight tomorrow", ["2026-12-03"]),
+    ("the day after tomorrow", ["2026-12-04"]),
+    ("next Friday", ["2026-12-11"]),
+    ("on Friday", ["2026-12-04"]),
+    ("on May 2, 2027 for two", ["2027-05-02"]),
+    ("2 May 2027", ["2027-05-02"]),
+    ("3/14/2027", ["2027-03-14"]),
+    ("14.03.2027", ["2027-03-14"]),
+    ("明天北京到上海的航班", ["2026-12-03"]),
+    ("下周五开会", ["2026-12-11"]),
+    ("这周日", ["2026-12-06"]),
+    ("2027年7月20日出発で8月3日に帰ってくる", ["2027-07-20", "2027-08-03"]),
+    ("来週の金曜日に", ["2026-12-11"]),
+    ("明後日の東京", ["2026-12-04"]),
+    ("3月4日退房", ["2027-03-04"]),  # no year: the next such day
+    ("12月25日", ["2026-12-25"]),
+    ("明日香さんに連絡", []),  # a name
+    ("weather in Paris", []),
+    ("2027-02-30", []),  # no such day
+])
+def test_dates_said_in_three_languages(said, named):
+    assert [date for _, date in dates.dates_in(said)] == named
+
+
+@pytest.mark.parametrize("description, schema, form", [
+    ("Departure date, YYYY-MM-DD.", "string", DATE),
+    ("Check-in date (ISO 8601 date)", "string", DATE),
+    ("出发日期，例如 2027-01-20", "string", DATE),
+    ("The day", {"type": "string", "format": "date"}, DATE),
+    ("Start time, ISO 8601 date-time", "string", None),  # a time too: not a date alone
+    ("When, YYYY-MM-DDTHH:MM", "string", None),
+    ("The date you were born, as you like", "string", None),
+])
+def test_the_date_form_is_read_from_the_description_or_the_schema(description, schema, form):
+    manifest = ToolManifest("t", "a tool", {"p": description}, parameter_types={"p": schema}, required=["p"])
+    assert value_form(manifest, "p") is form
+
+
+FLIGHTS = ToolManifest("search_flights", "Search flights",
+                       {"origin": "City", "departure_date": "Departure date, YYYY-MM-DD.",
+                        "return_date": "Return date, YYYY-MM-DD."},
+                       ["Flights from Oslo on 2027-01-20"], required=["origin", "departure_date"])
+
+
+def test_a_date_the_message_names_is_written_as_the_tool_asks_and_one_it_does_not_name_is_never_made_up():
+    provider = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["奥斯陆", "2023-04-15", "明天", ""])
+    decision = Router(RouterOptions()).decide(provider, [FLIGHTS], "明天从奥斯陆出发的航班", "zh")
+    assert decision.params == {"origin": "奥斯陆", "departure_date": "2026-12-03"}  # copied from the message: 明天
+    assert provider.cursor.filters[2]["copy_from"] == "明天从奥斯陆出发的航班"
+    one = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["Oslo", "2023-04-15", "Oslo", ""])
+    decision = Router(RouterOptions()).decide(one, [FLIGHTS], "flights from Oslo next Friday", "en")
+    assert decision.params == {"origin": "Oslo", "departure_date": "2026-12-11"}  # the copy named none: the one date said
+    nothing = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["Oslo", "2023-04-15", "Oslo"])
+    decision = Router(RouterOptions()).decide(nothing, [FLIGHTS], "flights from Oslo", "en")
+    assert decision.tool is None and (decision.declined, decision.missing) == ("search_flights", "departure_date")
+    trip = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["東京", "2027-07-20", "2027-07-20"])
+    decision = Router(RouterOptions()).decide(trip, [FLIGHTS], "東京発、2027年7月20日出発で8月3日に帰ってくる", "ja")
+    assert decision.params == {"origin": "東京", "departure_date": "2027-07-20", "return_date": "2027-08-03"}  # told apart
+    kept = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["Oslo", "2023-04-15", ""])
+    decision = Router(RouterOptions(value_forms=False)).decide(kept, [FLIGHTS], "flights from Oslo", "en")
+    assert decision.params["departure_date"] == "2023-04-15"  # the lever off: as the model wrote it
