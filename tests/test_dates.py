@@ -78,3 +78,20 @@ def test_a_date_the_message_names_is_written_as_the_tool_asks_and_one_it_does_no
     kept = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["Oslo", "2023-04-15", ""])
     decision = Router(RouterOptions(value_forms=False)).decide(kept, [FLIGHTS], "flights from Oslo", "en")
     assert decision.params["departure_date"] == "2023-04-15"  # the lever off: as the model wrote it
+
+
+def test_a_count_is_not_copied_from_a_date():
+    trip = ToolManifest("search_flights", "Search flights",
+                        {"origin": "City", "departure_date": "Departure date, YYYY-MM-DD.", "passengers": "Number of passengers"},
+                        ["Flights from Oslo on 2027-01-20"], parameter_types={"passengers": "integer"},
+                        required=["origin", "departure_date"])
+    provider = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["東京", "2027-07-20", ""])
+    decision = Router(RouterOptions()).decide(provider, [trip], "東京発、2027年7月20日出発で8月3日に帰る", "ja")
+    assert decision.params == {"origin": "東京", "departure_date": "2027-07-20"}
+    assert provider.cursor.filters[2]["copy_from"] == "東京発、          出発で    に帰る"  # the dates' digits are no count
+    assert dates.without_dates("next Friday for 3 people") == "next Friday for 3 people"
+    assert dates.without_dates("朝8時以降、2人") == "朝  以降、2人" and dates.without_dates("at 7pm, 4 of us") == "at    , 4 of us"
+    year = ToolManifest("holidays", "Public holidays", {"year": "The year"}, ["Holidays in 2027"],
+                        parameter_types={"year": "integer"}, required=["year"])
+    counted = ScoringProvider({"holidays": 0.0, "none": -9.0}, ["2027"])
+    assert Router(RouterOptions()).decide(counted, [year], "holidays around 2027-05-01", "en").params == {"year": "2027"}

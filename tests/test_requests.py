@@ -254,6 +254,18 @@ def test_one_call_whose_codes_two_parts_name_is_one_request():
     assert len(decide_requests(RuleRouter(rules), None, [], message, "ja", Context())) == 2
 
 
+def test_one_call_whose_values_two_parts_state_without_spaces_is_one_request():
+    def rules(text, context):
+        if text.startswith("2027年3月20日の朝、"):
+            return Decision("search_trains", {"origin_station": "東京駅", "destination_station": "新大阪", "departure_date": "2027-03-20"})
+        if text.startswith("2027"):
+            return Decision("get_flight_status", {"flight_number": "2027-03-20"})
+        return Decision("search_trains", {"origin_station": "東京駅", "destination_station": "新大阪"})
+
+    decisions = decide_requests(RuleRouter(rules), None, [], "2027年3月20日の朝、東京駅から新大阪までの新幹線を探して", "ja", Context())
+    assert [d.tool for d in decisions] == ["search_trains"] and decisions[0].params["departure_date"] == "2027-03-20"
+
+
 def test_a_part_whose_call_states_nothing_of_its_own_is_no_request():
     def rules(text, context):
         if "todo.txt" in text:

@@ -365,6 +365,8 @@ def test_two_parameters_of_one_form_with_the_same_value_take_the_values_the_mess
     said = "business class from Paris Charles de Gaulle to Tokyo Haneda on May 2 2027"
     assert told_apart(flights, {"origin": "CDG", "destination": "CDG"}, said) == {"origin": "CDG", "destination": "HND"}
     assert told_apart(flights, {"origin": "HND", "destination": "HND"}, said) == {"origin": "CDG", "destination": "HND"}
+    assert told_apart(flights, {"origin": "HND", "destination": "KYO"}, "羽田から那覇まで") == {"origin": "HND", "destination": "OKA"}
+    assert told_apart(flights, {"origin": "HND", "destination": "CDG"}, said) == {"origin": "HND", "destination": "CDG"}  # the model's order
     assert AIRPORT.in_order("羽田から那覇まで") == ["HND", "OKA"]
     # different values, or a message that names one airport or three, are left as they are
     assert told_apart(flights, {"origin": "CDG", "destination": "HND"}, said)["destination"] == "HND"

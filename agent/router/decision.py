@@ -26,6 +26,7 @@ from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
 from agent.router.spoken import with_digits
+from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
@@ -332,7 +333,7 @@ class Router:
         of the call holds and no numeric parameter of ``chosen`` can take ("set the thermostat to 68"
         chose the mode, "lights to twenty percent" the colour, whose Kelvin start at 2000), the best
         tool within ``number_margin`` of it that has a parameter for the number. None: keep ``chosen``."""
-        loose = loose_numbers(text if not self.options.spoken_numbers else with_digits(text), params)
+        loose = loose_numbers(without_dates(with_digits(text) if self.options.spoken_numbers else text), params)
         if not loose or takes_number(prompt.manifests[chosen], loose):
             return None
         close = sorted((name for name in prompt.manifests if name != chosen

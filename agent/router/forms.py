@@ -249,18 +249,21 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
 
 
 def told_apart(manifest: ToolManifest, params: dict[str, object], text: str) -> dict[str, object]:
-    """``params`` with parameters of one form that got the same value ("origin" and "destination"
-    both ``CDG``) given the values the message names in that form, in the order it names them
-    ("from Paris Charles de Gaulle to Tokyo Haneda": ``CDG``, ``HND``), when it names as many as
-    there are such parameters; else as they were."""
-    groups: dict[tuple[Form, object], list[str]] = {}
-    for key, value in params.items():
+    """``params`` with the parameters of one form given the values the message names in that form, in
+    the order it names them, when it names as many as there are such parameters and the call holds
+    others ("origin" and "destination" both ``CDG``, or ``HND`` and a ``KYO`` the message never
+    names, for "from Paris Charles de Gaulle to Tokyo Haneda", "羽田から那覇まで"); else as they were
+    (a call that holds the values the message names, in any order, is left to the model)."""
+    groups: dict[Form, list[str]] = {}
+    for key in params:
         form = value_form(manifest, key)
         if form is not None:
-            groups.setdefault((form, value), []).append(key)
+            groups.setdefault(form, []).append(key)
     out = dict(params)
-    for (form, _), keys in groups.items():
-        named = form.in_order(text) if len(keys) > 1 else []
-        if len(named) == len(keys):
+    for form, keys in groups.items():
+        if len(keys) < 2:
+            continue
+        named = form.in_order(text)
+        if len(named) == len(keys) and {str(params[key]) for key in keys} != set(named):
             out.update(zip(keys, named))
     return out

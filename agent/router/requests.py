@@ -141,8 +141,14 @@ def _covers(whole: Decision, parts: list[str], manifest: "ToolManifest | None" =
 
     forms = [(form, value) for key, value in whole.params.items()
              if manifest is not None and (form := value_form(manifest, key)) is not None]
-    return sum(1 for found, part in zip(own, parts)
-               if any(held(w) for w in found) or any(value in form.stated(part) for form, value in forms)) >= 2
+    folded = [_folded(part) for part in parts]
+    whole_values = [v for v in (_folded(str(value)) for value in whole.params.values()) if len(v) > 1]
+
+    def stated_alone(i: int) -> bool:  # "東京駅" within "東京駅から新大阪まで", which has no spaces to find words by
+        return any(v in folded[i] and not any(v in other for j, other in enumerate(folded) if j != i) for v in whole_values)
+
+    return sum(1 for i, (found, part) in enumerate(zip(own, parts))
+               if any(held(w) for w in found) or stated_alone(i) or any(value in form.stated(part) for form, value in forms)) >= 2
 
 
 def _own(decision: Decision, part: str) -> bool:

@@ -14,9 +14,12 @@ from agent.router.candidates import CJK
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, is_link, value_schema
 from agent.router.spoken import with_digits
+from agent.toolkit.dates import without_dates
 from agent.toolkit.base import ToolManifest
 
 
+#: a parameter that takes a part of a date or a time (a year, a day, an hour): they are numbers it may copy
+_DATE_PART = re.compile(r"year|month|day|date|week|time|hour|minute|年|月|日|周|週|時|时|点", re.IGNORECASE)
 _NUMBER = re.compile(rb"-?[0-9][0-9,]*(\.[0-9]*)?|-?")
 _INTEGER = re.compile(rb"-?[0-9][0-9,]*|-?")
 
@@ -34,6 +37,8 @@ def value_filters(manifest: ToolManifest, key: str, message: str, options: Route
         filters["allowed"] = lambda text: pattern.fullmatch(text) is not None
         if options.spoken_numbers:
             message = with_digits(message)
+        if not _DATE_PART.search(f"{key} {manifest.parameters.get(key, '')}"):
+            message = without_dates(message)  # a count or an amount is not the 8 of "8月3日" or of "朝8時"
     if (options.copy_optional and key not in manifest.required) or (is_link(manifest, key) and LINK.search(message)):
         filters["copy_from"] = message
     elif numeric and options.copy_numbers and re.search(r"[0-9]", message):

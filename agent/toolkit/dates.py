@@ -46,16 +46,34 @@ def today() -> dt.date:
 
 def dates_in(text: str) -> list[tuple[int, str]]:
     """Every date ``text`` names: (where it starts, ``YYYY-MM-DD``), in the order they are named."""
+    return [(span.start, date) for span, date in _found(text)]
+
+
+#: a time of day written with digits: 8:30, 8時, 8点半, 8am, 8 o'clock
+_TIME = re.compile(r"(?<![0-9])\d{1,2}(?::\d{2}(?::\d{2})?|\s*(?:時|点|點)(?:\s*\d{1,2}\s*分|半)?"
+                   r"|\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)", re.IGNORECASE)
+
+
+def without_dates(text: str) -> str:
+    """``text`` with the dates and times of day it writes in digits blanked out (the 8 and 3 of
+    "8月3日", the 8 of "朝8時" count nothing)."""
+    folded = unicodedata.normalize("NFKC", text)
+    if len(folded) != len(text) or not re.search(r"[0-9]", text):
+        text = folded
+    spans = [span for span, _ in _found(text) if any(ch.isdigit() for ch in text[span.start:span.stop])]
+    spans += [range(m.start(), m.end()) for m in _TIME.finditer(text)]
+    return "".join(" " if any(i in span for span in spans) else ch for i, ch in enumerate(text))
+
+
+def _found(text: str) -> list[tuple[range, str]]:
     text = unicodedata.normalize("NFKC", text).casefold()
     now = today()
-    found: list[tuple[int, dt.date | None]] = []
-    taken: list[range] = []
+    found: list[tuple[range, dt.date | None]] = []
 
     def add(match: re.Match, date: dt.date | None) -> None:
-        if any(match.start() in span or match.end() - 1 in span for span in taken):
+        if any(match.start() in span or match.end() - 1 in span for span, _ in found):
             return  # a part of a date already read ("2 may" inside "may 2 2027")
-        taken.append(range(match.start(), match.end()))
-        found.append((match.start(), date))
+        found.append((range(match.start(), match.end()), date))
 
     for m in _ISO.finditer(text):
         add(m, _date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
@@ -83,7 +101,7 @@ def dates_in(text: str) -> list[tuple[int, str]]:
         weeks = {"再来週": 2, "来週": 1, "今週": 0, "先週": -1}.get(m.group(1) or "", None)
         if m.group(1) or m.group(0).endswith(("曜日", "曜")):
             add(m, _weekday(now, _WEEKDAYS_JA.index(m.group(2)), weeks))
-    return [(start, date.isoformat()) for start, date in sorted(found, key=lambda pair: pair[0]) if date is not None]
+    return [(span, date.isoformat()) for span, date in sorted(found, key=lambda pair: pair[0].start) if date is not None]
 
 
 def iso_date(text: str) -> str | None:
