@@ -220,6 +220,10 @@ def test_only_a_close_runner_up_lets_a_decision_chain():
     assert not may_chain(far, 3.0)
     assert not may_chain(below_none, 3.0)
     assert not may_chain(Decision("weather", {"city": "Lima"}), 3.0)  # not scored: never chains
+    # the setpoint chosen over the mode, which scored higher but had no place for the 68 said: no chain
+    passed_over = Decision("set_thermostat", {"zone": "upstairs", "target_temperature": "68"},
+                           scores={"set_thermostat_mode": 0.0, "set_thermostat": -1.5, "none": -9.0})
+    assert not may_chain(passed_over, 3.0)
 
 
 def test_one_call_with_values_from_several_parts_is_one_request():

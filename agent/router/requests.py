@@ -260,5 +260,6 @@ def may_chain(decision: Decision, margin: float) -> bool:
     nones = [scores[name] for name in ("none", "no_tool") if name in scores and name != decision.tool]
     floor = max(nones) if nones else float("-inf")
     best = scores[decision.tool]
-    return any(score >= best - margin and score > floor for name, score in scores.items()
+    # a tool above the chosen one was passed over for it (a number it had no place for): no chain from it
+    return any(best - margin <= score <= best and score > floor for name, score in scores.items()
                if name != decision.tool and name not in ("none", "no_tool"))

@@ -36,6 +36,9 @@ _DOTTED = re.compile(r"(?<![0-9.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![0-9])")  # 14
 _CJK = re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]")
 _EN_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b")
 _EN_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b")
+#: the end of a range that says only its day: "到 14 号", "から14日", "to 7, 2026", "- 9th"
+_RANGE_END = re.compile(r"\s*(?:到|至|~|～|〜|-|–|から|to|through|until|till|thru)\s*(\d{1,2})(?:\s*(?:号|號|日)|(?:st|nd|rd|th)?)"
+                        r"(?:,?\s*(\d{4}))?(?![0-9]|\s*(?:月|/|:|時|点|年|\.))")
 _RELATIVE_WORDS = re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
                                       for w in sorted(_RELATIVE, key=len, reverse=True)))
 
@@ -69,26 +72,50 @@ def _found(text: str) -> list[tuple[range, str]]:
     text = unicodedata.normalize("NFKC", text).casefold()
     now = today()
     found: list[tuple[range, dt.date | None]] = []
+    written: list[list] = []  # [span, year or None, month, day]: years are read once every date is found
+
+    def free(match: re.Match | range) -> bool:  # not a part of a date already read ("2 may" inside "may 2 2027")
+        span = match if isinstance(match, range) else range(match.start(), match.end())
+        return not any(span.start in other or span.stop - 1 in other for other in
+                       [s for s, _ in found] + [w[0] for w in written])
 
     def add(match: re.Match, date: dt.date | None) -> None:
-        if any(match.start() in span or match.end() - 1 in span for span, _ in found):
-            return  # a part of a date already read ("2 may" inside "may 2 2027")
-        found.append((range(match.start(), match.end()), date))
+        if free(match):
+            found.append((range(match.start(), match.end()), date))
+
+    def write(match: re.Match, year: str | None, month: int, day: str) -> None:
+        if free(match):
+            written.append([range(match.start(), match.end()), int(year) if year else None, month, int(day)])
 
     for m in _ISO.finditer(text):
-        add(m, _date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
+        write(m, m.group(1), int(m.group(2)), m.group(3))
     for m in _US.finditer(text):
-        add(m, _date(int(m.group(3)), int(m.group(1)), int(m.group(2))))
+        write(m, m.group(3), int(m.group(1)), m.group(2))
     for m in _DOTTED.finditer(text):
-        add(m, _date(int(m.group(3)), int(m.group(2)), int(m.group(1))))
+        write(m, m.group(3), int(m.group(2)), m.group(1))
     for m in _CJK.finditer(text):
-        add(m, _date(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m.group(1) else _upcoming(now, int(m.group(2)), int(m.group(3))))
+        write(m, m.group(1), int(m.group(2)), m.group(3))
     for m in _EN_MONTH_DAY.finditer(text):
-        month, day, year = _MONTHS[m.group(1)], int(m.group(2)), m.group(3)
-        add(m, _date(int(year), month, day) if year else _upcoming(now, month, day))
+        write(m, m.group(3), _MONTHS[m.group(1)], m.group(2))
     for m in _EN_DAY_MONTH.finditer(text):
-        day, month, year = int(m.group(1)), _MONTHS[m.group(2)], m.group(3)
-        add(m, _date(int(year), month, day) if year else _upcoming(now, month, day))
+        write(m, m.group(3), _MONTHS[m.group(2)], m.group(1))
+    for entry in sorted(written, key=lambda w: w[0].start):  # "8 号到 14 号", "December 1 to 7, 2026": the end of a range
+        end = _RANGE_END.match(text, entry[0].stop)
+        if end and free(range(end.start(1), end.end())):
+            if end.group(2) and entry[1] is None:
+                entry[1] = int(end.group(2))
+            written.append([range(end.start(1), end.end()), int(end.group(2)) if end.group(2) else entry[1], entry[2],
+                            int(end.group(1))])
+    dated = [w for w in written if w[1] is not None]
+    for span, year, month, day in written:  # a date without a year takes the nearest one said, else the next such day
+        if year is None and dated:
+            near = min(dated, key=lambda w: abs(w[0].start - span.start))
+            year = near[1]
+            if span.start < near[0].start and (month, day) > (near[2], near[3]):
+                year -= 1  # "Dec 30 to Jan 2, 2027"
+            elif span.start > near[0].start and (month, day) < (near[2], near[3]):
+                year += 1  # "2027年12月28日から1月3日まで"
+        found.append((span, _date(year, month, day) if year is not None else _upcoming(now, month, day)))
     for m in _RELATIVE_WORDS.finditer(text):
         if not (m.group(0) == "明日" and text[m.end():m.end() + 1] == "香"):  # 明日香 is a name
             add(m, now + dt.timedelta(days=_RELATIVE[m.group(0)]))
