@@ -10,7 +10,7 @@ import re
 import warnings
 from functools import lru_cache
 
-#: a Chinese or Japanese numeral character (一 … 九, 十, 百, 千, 万, 亿 …, 两, 零, 半 after a number)
+#: a Chinese or Japanese numeral character (零, 一 … 九, 两, 十, 百, 千, 万, 亿)
 _CJK_NUMERAL = re.compile(r"[零〇一二两兩三四五六七八九十百千万萬亿億]")
 #: an English number word
 _NUMBER_WORD = re.compile(

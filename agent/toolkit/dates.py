@@ -60,9 +60,7 @@ _TIME = re.compile(r"(?<![0-9])\d{1,2}(?::\d{2}(?::\d{2})?|\s*(?:時|点|點)(?:
 def without_dates(text: str) -> str:
     """``text`` with the dates and times of day it writes in digits blanked out (the 8 and 3 of
     "8月3日", the 8 of "朝8時" count nothing)."""
-    folded = unicodedata.normalize("NFKC", text)
-    if len(folded) != len(text) or not re.search(r"[0-9]", text):
-        text = folded
+    text = unicodedata.normalize("NFKC", text)  # as _found reads it, so that the places agree
     spans = [span for span, _ in _found(text) if any(ch.isdigit() for ch in text[span.start:span.stop])]
     spans += [range(m.start(), m.end()) for m in _TIME.finditer(text)]
     return "".join(" " if any(i in span for span in spans) else ch for i, ch in enumerate(text))
