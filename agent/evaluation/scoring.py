@@ -20,7 +20,7 @@ import math
 import unicodedata
 from typing import Any
 
-from agent.toolkit.base import BaseTool, ToolManifest
+from agent.toolkit.base import BaseTool, ToolManifest, members
 from agent.toolkit.schema import ParameterError, coerce_value, parameter_schema
 
 
@@ -46,6 +46,9 @@ def value_matches(manifest: ToolManifest, key: str, expected: Any, got: Any, too
         verdict = tool.same_value(key, expected, got)
         if verdict is not None:
             return bool(verdict)
+    inner = members(manifest, key)
+    if inner is not None and isinstance(expected, dict):  # each member named, as a parameter of its own
+        return isinstance(got, dict) and params_match(inner, expected, got)
     if _type_of(manifest, key) in ("number", "integer"):
         a, b = _number(expected), _number(got)
         return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)

@@ -36,6 +36,7 @@ from agent.router.values import (
     in_range,
     invented,
     loose_numbers,
+    named,
     opening,
     respelled,
     rewrite,
@@ -46,7 +47,7 @@ from agent.router.values import (
     unstated,
     value_filters,
 )
-from agent.toolkit.base import ToolManifest
+from agent.toolkit.base import ToolManifest, members
 
 
 class Router:
@@ -301,7 +302,7 @@ class Router:
                 no_tool.declined, no_tool.missing = chosen, missing
                 return no_tool
         if options.leave_out_unsaid:
-            params = unsaid_left_out(prompt.manifests[chosen], params)
+            params = unsaid_left_out(prompt.manifests[chosen], params, self._numbers_said(text))
         return Decision(chosen, params, scores, model, nearest)
 
     def _write_call(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
@@ -311,9 +312,33 @@ class Router:
         only from the message ``text``). Returns the values, and the first required parameter the
         message has nothing for ("" when none)."""
         cursor.extend(f'{opening(quote)}{manifest.name}", "params": {{')
+        return self._write_params(cursor, manifest, quote, source, text)
+
+    def _write_params(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
+                      text: str) -> tuple[dict[str, Any], str]:
+        """Write each parameter of ``manifest`` (see :meth:`_write_call`); an object whose members are
+        named (:func:`~agent.toolkit.base.members`) is written member by member, as parameters of
+        their own, and holds those that state something (none: the object is not given)."""
         params: dict[str, Any] = {}
         for i, key in enumerate(manifest.parameters):
             values = enum_values(manifest, key)
+            inner = members(manifest, key)
+            if inner is not None:
+                cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ": {")
+                written, missing = self._write_params(cursor, inner, quote, source, text)
+                cursor.extend("}")
+                # a choice among members is a change the message asks for only when it names it ("aisle"):
+                # the model always picks one ("period": "monthly", "rollover": true for "budget to 5000")
+                written = {k: v for k, v in written.items() if k in inner.required or enum_values(inner, k) is None
+                           or named(inner, k, str(v), text)}
+                if self.options.value_forms:
+                    written = told_apart(inner, written, text)
+                value = {} if missing else unsaid_left_out(inner, written, self._numbers_said(text)) if self.options.leave_out_unsaid else written
+                if value:
+                    params[key] = value
+                elif key in manifest.required:
+                    return params, key
+                continue
             cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ":" + quote)
             if values:
                 value_scores = cursor.option_logprobs([f'{opening(quote)}{v}"' for v in values])
@@ -327,13 +352,18 @@ class Router:
                 return params, key
         return params, ""
 
+    def _numbers_said(self, text: str) -> str:
+        """``text`` as its numbers are counted: said in words written in digits, dates and times left out
+        (the 2 of "May 2" is no second count of 2)."""
+        return without_dates(with_digits(text) if self.options.spoken_numbers else text)
+
     def _number_fit(self, prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str,
                     params: dict[str, Any], text: str) -> str | None:
         """Another tool to call instead of ``chosen``: when the message states a number that no value
         of the call holds and no numeric parameter of ``chosen`` can take ("set the thermostat to 68"
         chose the mode, "lights to twenty percent" the colour, whose Kelvin start at 2000), the best
         tool within ``number_margin`` of it that has a parameter for the number. None: keep ``chosen``."""
-        loose = loose_numbers(without_dates(with_digits(text) if self.options.spoken_numbers else text), params)
+        loose = loose_numbers(self._numbers_said(text), params)
         if not loose or takes_number(prompt.manifests[chosen], loose):
             return None
         close = sorted((name for name in prompt.manifests if name != chosen

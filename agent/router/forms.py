@@ -256,7 +256,7 @@ def told_apart(manifest: ToolManifest, params: dict[str, object], text: str) -> 
     (a call that holds the values the message names, in any order, is left to the model)."""
     groups: dict[Form, list[str]] = {}
     for key in params:
-        form = value_form(manifest, key)
+        form = value_form(manifest, key) if isinstance(params[key], str) else None  # not an object's members
         if form is not None:
             groups.setdefault(form, []).append(key)
     out = dict(params)

@@ -140,7 +140,7 @@ def _covers(whole: Decision, parts: list[str], manifest: "ToolManifest | None" =
         return word in values or word.isdigit() and any(v.endswith("." + word) for v in values)
 
     forms = [(form, value) for key, value in whole.params.items()
-             if manifest is not None and (form := value_form(manifest, key)) is not None]
+             if manifest is not None and isinstance(value, str) and (form := value_form(manifest, key)) is not None]
     folded = [_folded(part) for part in parts]
     whole_values = [v for v in (_folded(str(value)) for value in whole.params.values()) if len(v) > 1]
 
@@ -155,7 +155,7 @@ def _own(decision: Decision, part: str) -> bool:
     """Whether a part's call is its own request: a value of it is stated in the part, the part refers to
     an earlier one ("what time is it there?"), or the call takes no values."""
     words = {_folded(w) for w in _WORD.findall(part)}  # "1280 * 0.85" is stated in "1280×0.85 を計算して"
-    return (not decision.params or any(_folded(v) and _folded(v) in _folded(part) for v in decision.params.values())
+    return (not decision.params or any(_folded(str(v)) and _folded(str(v)) in _folded(part) for v in decision.params.values())
             or any(_folded(w) in words for v in decision.params.values() for w in _WORD.findall(str(v)))
             or refers_back(part))
 
@@ -238,7 +238,7 @@ def _from_result(decision: Decision, results: str, text: str) -> bool:
     """Whether a value of ``decision`` comes from ``results`` and not from ``text``: the value, or a
     number in it ("19-14" of the temperatures in Athens and Rome)."""
     said, found = set(_NUMBER.findall(_folded(text))), set(_NUMBER.findall(_folded(results)))
-    for value in decision.params.values():
+    for value in map(str, decision.params.values()):
         if _folded(value) and _folded(value) in _folded(results) and _folded(value) not in _folded(text):
             return True
         if any(n in found and n not in said for n in _NUMBER.findall(_folded(value))):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import Counter
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -15,7 +16,7 @@ from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, is_link, value_schema
 from agent.router.spoken import with_digits
 from agent.toolkit.dates import without_dates
-from agent.toolkit.base import ToolManifest
+from agent.toolkit.base import ToolManifest, members
 
 
 #: a parameter that takes a part of a date or a time (a year, a day, an hour): they are numbers it may copy
@@ -46,12 +47,15 @@ def value_filters(manifest: ToolManifest, key: str, message: str, options: Route
     return filters
 
 
-def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any]) -> dict[str, Any]:
+def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str | None = None) -> dict[str, Any]:
     """``params`` without the optional values that state nothing: one equal to the parameter's
-    default (the tool gets it anyway: "draft": false, "state": "open"), and a piece of the message
+    default (the tool gets it anyway: "draft": false, "state": "open"), a piece of the message
     that another parameter already holds (a tag copied again as the release's name and body, an
-    attendee's address as a start date). A message's words state one value, not two."""
+    attendee's address as a start date), and, with ``message`` (its numbers in digits), a number it
+    states fewer times than the parameters before hold it ("2" of "2 adults" as the rooms, the stars
+    and the price too). A message's words state one value, not two."""
     kept: dict[str, Any] = {}
+    stated = Counter(_numbers_listed(message)) if message is not None else None
     for key, value in params.items():
         if key in manifest.required:
             kept[key] = value
@@ -65,8 +69,42 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any]) -> dict[str,
             if other_key != key and (other_key in manifest.required or other_key in kept)
         ]):
             continue
+        if stated is not None and schema.get("type") in ("number", "integer") and isinstance(value, str):
+            number = _counts(value)
+            held = sum(_counts(other).count(number[0]) for other in
+                       [v for k, v in params.items() if k in manifest.required and k != key] + list(kept.values())) if number else 0
+            if held and held >= stated[number[0]]:
+                continue
         kept[key] = value
     return kept
+
+
+def _counts(value: Any) -> list[float]:
+    """The numbers a value is: a value that is one number (not "note 7", which names a thing by it),
+    or the members of an object that are."""
+    if isinstance(value, dict):
+        return [number for member in value.values() for number in _counts(member)]
+    text = unicodedata.normalize("NFKC", str(value)).strip()
+    return _numbers_listed(text) if _DIGITS.fullmatch(text) else []
+
+
+def _numbers_listed(text: str) -> list[float]:
+    """Every number ``text`` writes in digits, as often as it writes it."""
+    found = []
+    for run in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
+        try:
+            found.append(float(run.replace(",", "")))
+        except ValueError:
+            continue
+    return found
+
+
+def named(manifest: ToolManifest, key: str, value: str, message: str) -> bool:
+    """Whether ``message`` names a choice: the words of an enum member ("aisle", "premium economy"),
+    or for a boolean the words of the parameter itself ("rollover", "include offline")."""
+    said = _casefold(message)
+    words = re.split(r"[_\s-]+", _casefold(key if value in ("true", "false") else value))
+    return any(words) and all(re.search(rf"(?<!\w){re.escape(word)}", said) for word in words if word)
 
 
 def _same(value: Any, default: Any) -> bool:
@@ -216,6 +254,9 @@ def takes_number(manifest: ToolManifest, numbers: set[float]) -> bool:
     for key in manifest.parameters:
         schema = value_schema(manifest, key)
         kind = schema.get("type")
+        inner = members(manifest, key)
+        if inner is not None and takes_number(inner, numbers):  # "adults" of "passengers"
+            return True
         if kind not in ("number", "integer"):
             continue
         low, high = schema.get("minimum", float("-inf")), schema.get("maximum", float("inf"))

@@ -217,3 +217,19 @@ class BaseTool(abc.ABC):
         config = getattr(self, "config", None) or {}
         lang = _MESSAGE_LANGUAGE.get() or config.get("language", "en")
         return lang if lang in ("en", "zh", "ja") else "en"
+
+
+def members(m: ToolManifest, key: str) -> ToolManifest | None:
+    """The named values of an object-typed parameter (``"changes": {"new_date": …, "seat": …}``,
+    ``"passengers": {"adults": …}``), as a manifest of their own: the router writes each as it writes
+    a parameter, and an evaluation judges each as it judges one. None for any other parameter, and for
+    an object whose members are not named."""
+    schema = parameter_schema(m.parameter_types.get(key), str(m.parameters.get(key, "")))
+    properties = schema.get("properties")
+    if schema.get("type") != "object" or not isinstance(properties, dict) or not properties:
+        return None
+    if not all(isinstance(name, str) and isinstance(spec, dict) for name, spec in properties.items()):
+        return None
+    required = [name for name in schema.get("required") or [] if name in properties]
+    return ToolManifest(m.name, m.description, {name: str(spec.get("description") or name) for name, spec in properties.items()},
+                        parameter_types=dict(properties), required=required)

@@ -2,7 +2,8 @@
 written dates ("2027-02-11", "2027年2月11日", "May 2, 2027", "2 May", "3月4日", "3/14/2027",
 "14.03.2027"), and dates said
 relative to today in English, Chinese and Japanese ("tomorrow", "后天", "明後日", "next Friday",
-"下周五", "来週の金曜日"). A date without a year is the next such day from today. "Today" is the
+"下周五", "来週の金曜日", "in 3 days", "三天后", "3日後", "this weekend", "下周末", "来週末", "下个月5号",
+"来月5日"). A date without a year is the next such day from today. "Today" is the
 local date of the machine Riverse runs on (:func:`today`, which tests replace)."""
 
 from __future__ import annotations
@@ -39,6 +40,19 @@ _EN_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH
 #: the end of a range that says only its day: "到 14 号", "から14日", "to 7, 2026", "- 9th"
 _RANGE_END = re.compile(r"\s*(?:到|至|~|～|〜|-|–|から|to|through|until|till|thru)\s*(\d{1,2})(?:\s*(?:号|號|日)|(?:st|nd|rd|th)?)"
                         r"(?:,?\s*(\d{4}))?(?![0-9]|\s*(?:月|/|:|時|点|年|\.))")
+#: counts said in words before a span of days or weeks ("in three days", "三天后", "二週間後")
+_COUNTS = {word: i for i, words in enumerate((
+    (), ("one", "a", "一"), ("two", "二", "两", "兩"), ("three", "三"), ("four", "四"), ("five", "五"), ("six", "六"),
+    ("seven", "七"), ("eight", "八"), ("nine", "九"), ("ten", "十"),
+)) for word in words}
+_COUNT = rf"(\d{{1,3}}|{'|'.join(sorted((w for w in _COUNTS if w.isascii()), key=len, reverse=True))})"
+_CJK_COUNT = rf"(\d{{1,3}}|[{''.join(w for w in _COUNTS if not w.isascii())}])"
+_EN_LATER = re.compile(rf"\b(?:in\s+{_COUNT}\s+(day|week)s?\b|{_COUNT}\s+(day|week)s?\s+(?:from\s+(?:now|today)|later)\b)")
+_CJK_LATER = re.compile(rf"(?<![0-9一二两兩三四五六七八九十百千]){_CJK_COUNT}\s*(?:个|個)?\s*(天|日|周|週|星期|礼拜|週間)\s*(?:以后|之后|后|後|以後)")
+#: the Saturday of a weekend said: "this weekend", "next weekend", "周末", "下周末", "今週末", "来週末"
+_WEEKEND = re.compile(r"\b(?:(this|next|coming)\s+)?weekend\b|(下|这|這|本)?(?:个|個)?(?:周末|週末)|(来|今)週末")
+#: a day of this month or the next: "下个月5号", "这个月20号", "来月5日", "今月20日"
+_MONTH_DAY = re.compile(r"(下个月|下個月|下月|这个月|這個月|本月|来月|今月)\s*的?\s*(\d{1,2})\s*(?:号|號|日)(?!\s*(?:間|间))")
 _RELATIVE_WORDS = re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
                                       for w in sorted(_RELATIVE, key=len, reverse=True)))
 
@@ -117,6 +131,18 @@ def _found(text: str) -> list[tuple[range, str]]:
     for m in _RELATIVE_WORDS.finditer(text):
         if not (m.group(0) == "明日" and text[m.end():m.end() + 1] == "香"):  # 明日香 is a name
             add(m, now + dt.timedelta(days=_RELATIVE[m.group(0)]))
+    for m in _MONTH_DAY.finditer(text):
+        ahead = 0 if m.group(1) in ("这个月", "這個月", "本月", "今月") else 1
+        first = (now.replace(day=1) + dt.timedelta(days=31 * ahead)).replace(day=1)
+        add(m, _date(first.year, first.month, int(m.group(2))))
+    for m in [*_EN_LATER.finditer(text), *_CJK_LATER.finditer(text)]:
+        count = m.group(1) or m.group(3)
+        unit = m.group(2) or m.group(4)
+        days = int(count) if count.isdigit() else _COUNTS[count]
+        add(m, now + dt.timedelta(days=days * (1 if unit in ("day", "天", "日") else 7)))
+    for m in _WEEKEND.finditer(text):
+        later = (m.group(1) or m.group(2) or m.group(3) or "") in ("next", "下", "来")
+        add(m, _weekday(now, 5, 1) if later else (now if now.weekday() == 6 else _weekday(now, 5, None)))
     for m in _EN_WEEKDAY.finditer(text):
         add(m, _weekday(now, _WEEKDAYS_EN.index(m.group(2)), {"next": 1}.get(m.group(1) or "", None)))
     for m in _ZH_WEEKDAY.finditer(text):

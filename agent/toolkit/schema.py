@@ -104,7 +104,12 @@ def _coerce_one(name: str, value: Any, spec: Any) -> Any:
         spec_type = spec.get("type")
         if "enum" in spec:
             return _coerce_one(name, value, spec["enum"])
-        return _coerce_one(name, value, spec_type) if isinstance(spec_type, str) else value
+        value = _coerce_one(name, value, spec_type) if isinstance(spec_type, str) else value
+        properties = spec.get("properties")
+        if isinstance(value, dict) and isinstance(properties, dict):  # an object's named members, each to its type
+            value = {key: _coerce_one(f"{name}.{key}", member, properties[key]) if key in properties else member
+                     for key, member in value.items()}
+        return value
     coerce = _COERCERS.get(spec)
     return coerce(name, value) if coerce is not None else value
 
