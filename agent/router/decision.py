@@ -317,40 +317,44 @@ class Router:
     def _write_params(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
                       text: str) -> tuple[dict[str, Any], str]:
         """Write each parameter of ``manifest`` (see :meth:`_write_call`); an object whose members are
-        named (:func:`~agent.toolkit.base.members`) is written member by member, as parameters of
-        their own, and holds those that state something (none: the object is not given)."""
+        named (:func:`~agent.toolkit.base.members`) is written by :meth:`_write_object`."""
         params: dict[str, Any] = {}
         for i, key in enumerate(manifest.parameters):
+            lead = ("" if i == 0 else ", ") + json.dumps(key) + ":"
             values = enum_values(manifest, key)
             inner = members(manifest, key)
             if inner is not None:
-                cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ": {")
-                written, missing = self._write_params(cursor, inner, quote, source, text)
-                cursor.extend("}")
-                # a choice among members is a change the message asks for only when it names it ("aisle"):
-                # the model always picks one ("period": "monthly", "rollover": true for "budget to 5000")
-                written = {k: v for k, v in written.items() if k in inner.required or enum_values(inner, k) is None
-                           or named(inner, k, str(v), text)}
-                if self.options.value_forms:
-                    written = told_apart(inner, written, text)
-                value = {} if missing else unsaid_left_out(inner, written, self._numbers_said(text)) if self.options.leave_out_unsaid else written
-                if value:
-                    params[key] = value
-                elif key in manifest.required:
-                    return params, key
-                continue
-            cursor.extend(("" if i == 0 else ", ") + json.dumps(key) + ":" + quote)
-            if values:
+                value: Any = self._write_object(cursor, inner, lead, quote, source, text)
+            elif values:
+                cursor.extend(lead + quote)
                 value_scores = cursor.option_logprobs([f'{opening(quote)}{v}"' for v in values])
                 value = max(values, key=lambda v: value_scores[f'{opening(quote)}{v}"'])
                 cursor.extend(f'{opening(quote)}{value}"')
             else:
+                cursor.extend(lead + quote)
                 value = self._value(cursor, manifest, key, source if key in manifest.required else text)
             if value:
                 params[key] = value
             elif key in manifest.required:
                 return params, key
         return params, ""
+
+    def _write_object(self, cursor: ReplyCursor, inner: ToolManifest, lead: str, quote: str, source: str,
+                      text: str) -> dict[str, Any]:
+        """Write an object member by member, as parameters of their own; returns the members that state
+        something (none: the object is not given, and a required one is missing)."""
+        cursor.extend(lead + " {")
+        written, missing = self._write_params(cursor, inner, quote, source, text)
+        cursor.extend("}")
+        if missing:
+            return {}
+        # a choice among members is a change the message asks for only when it names it ("aisle"):
+        # the model always picks one ("period": "monthly", "rollover": true for "budget to 5000")
+        written = {k: v for k, v in written.items() if k in inner.required or enum_values(inner, k) is None
+                   or named(inner, k, str(v), text)}
+        if self.options.value_forms:
+            written = told_apart(inner, written, text)
+        return unsaid_left_out(inner, written, self._numbers_said(text)) if self.options.leave_out_unsaid else written
 
     def _numbers_said(self, text: str) -> str:
         """``text`` as its numbers are counted: said in words written in digits, dates and times left out

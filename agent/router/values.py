@@ -88,17 +88,6 @@ def _counts(value: Any) -> list[float]:
     return _numbers_listed(text) if _DIGITS.fullmatch(text) else []
 
 
-def _numbers_listed(text: str) -> list[float]:
-    """Every number ``text`` writes in digits, as often as it writes it."""
-    found = []
-    for run in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
-        try:
-            found.append(float(run.replace(",", "")))
-        except ValueError:
-            continue
-    return found
-
-
 def named(manifest: ToolManifest, key: str, value: str, message: str) -> bool:
     """Whether ``message`` names a choice: the words of an enum member ("aisle", "premium economy"),
     or for a boolean the words of the parameter itself ("rollover", "include offline")."""
@@ -204,14 +193,19 @@ def scaled(value: str, message: str) -> str:
 _DIGITS = re.compile(r"[0-9]+(?:[,.][0-9]+)*")
 
 
-def _numbers(text: str) -> set[float]:
-    found = set()
+def _numbers_listed(text: str) -> list[float]:
+    """Every number ``text`` writes in digits, as often as it writes it."""
+    found = []
     for run in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
         try:
-            found.add(float(run.replace(",", "")))
+            found.append(float(run.replace(",", "")))
         except ValueError:  # 1.2.3, a version: no one number
             continue
     return found
+
+
+def _numbers(text: str) -> set[float]:
+    return set(_numbers_listed(text))
 
 
 def loose_numbers(message: str, params: dict[str, Any]) -> set[float]:
