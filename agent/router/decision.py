@@ -348,12 +348,10 @@ class Router:
         cursor.extend("}")
         if missing:
             return {}
-        # a choice among members is a change the message asks for only when it names it ("aisle"):
-        # the model always picks one ("period": "monthly", "rollover": true for "budget to 5000")
+        # a choice among members only when the message names it ("aisle"): the model always picks one ("rollover": true)
         written = {k: v for k, v in written.items() if k in inner.required or enum_values(inner, k) is None
                    or named(inner, k, str(v), text)}
-        if self.options.value_forms:
-            written = told_apart(inner, written, text)
+        written = told_apart(inner, written, text) if self.options.value_forms else written
         return unsaid_left_out(inner, written, self._numbers_said(text)) if self.options.leave_out_unsaid else written
 
     def _numbers_said(self, text: str) -> str:
