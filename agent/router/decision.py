@@ -30,22 +30,8 @@ from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
-    ID_KEY,
-    clean_value,
-    foreign,
-    in_range,
-    invented,
-    loose_numbers,
-    named,
-    opening,
-    respelled,
-    rewrite,
-    scaled,
-    takes_number,
-    unsaid_left_out,
-    unsaid_number,
-    unstated,
-    value_filters,
+    ID_KEY, clean_value, completed, foreign, in_range, invented, loose_numbers, named, opening, respelled, rewrite,
+    scaled, takes_number, unsaid_left_out, unsaid_number, unstated, value_filters,
 )
 from agent.toolkit.base import ToolManifest, members
 
@@ -400,7 +386,10 @@ class Router:
         value = clean_value(cursor.until('"', options.max_value_tokens, **filters))
         form = value_form(manifest, key) if options.value_forms else None
         if form is None:
-            return self._as_said(cursor, start, value, text, filters, declared)
+            said = self._as_said(cursor, start, value, text, filters, declared)
+            if options.whole_words and (whole := completed(manifest, key, said, text)) != said:
+                rewrite(cursor, start, whole, "opening" in filters)
+            return whole if options.whole_words else said
         normal, stated = form.normal(value), form.stated(text)
         if normal is not None and stated and normal not in stated:  # not what the message names: copied from it
             cursor.rewind(start)

@@ -267,3 +267,30 @@ def told_apart(manifest: ToolManifest, params: dict[str, object], text: str) -> 
         if len(named) == len(keys) and {str(params[key]) for key in keys} != set(named):
             out.update(zip(keys, named))
     return out
+
+
+#: a parameter that takes a place by its name (its key or its description says so)
+_TAKES_PLACE = re.compile(r"\bcit(?:y|ies)\b|\btown\b|\bplace\b|\blocation\b|城市|地点|地點|都市|場所|地名", re.IGNORECASE)
+
+
+def takes_place(manifest: ToolManifest, key: str) -> bool:
+    """Whether ``manifest``'s parameter ``key`` takes a place (a city, a location) by its name."""
+    return bool(_TAKES_PLACE.search(f"{key.replace('_', ' ')} {manifest.parameters.get(key) or ''}"))
+
+
+def place_names(text: str) -> list[str]:
+    """The places (cities, countries) that ``text`` names, as the tables know them, folded (NFKC, case)."""
+    folded = _folded(text)
+    found = [m.group(0) for finder in (_zone_finder, _country_finder) for m in finder().finditer(folded)]
+    return list(dict.fromkeys(name for name in found if not any(name != other and name in other for other in found)))
+
+
+def place_named(manifest: ToolManifest, key: str, text: str) -> str:
+    """The one place that ``text`` names in Chinese or Japanese script ("ドバイ", "莫斯科"), as it writes
+    it, when ``manifest``'s parameter ``key`` takes a place by its name; "" when the parameter takes no
+    place, or the message names none or several. What a value is when the model could not copy the
+    name out of the message (its tokens break a katakana name apart)."""
+    if not takes_place(manifest, key):
+        return ""
+    found = [name for name in place_names(text) if not name.isascii()]
+    return found[0] if len(found) == 1 else ""

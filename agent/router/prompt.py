@@ -33,6 +33,7 @@ class Decision:
     missing: str = ""  # ... namely this parameter
     then: list[str] = field(default_factory=list)  # parts of the message that work on this turn's results
     follows: bool = False  # the message may ask for a further call once this turn's calls return (a chain)
+    carried: bool = False  # a value comes from an earlier request of the same message ("天气如何" after "莫斯科几点")
 
 
 class DecisionPrompt:

@@ -155,8 +155,19 @@ def marked_follow_up(text: str) -> bool:
 
 # a request that works on what an earlier request of the same message returns: "and convert the result
 # to miles", "并把结果存到笔记", "それを4倍して"
+# "the first result", "第一个结果", "最初の結果": an item of a list an earlier request returned (a link)
+_NTH = re.compile(
+    r"\bthe (?P<en>first|second|third|top|1st|2nd|3rd|last) (?:search )?(?:result|link|hit|match|page)s?\b"
+    r"|第(?P<zh>[一二三1-3])(?:个|條|条|項|项)?(?:搜索)?(?:结果|結果|链接|鏈接)"
+    r"|(?P<ja>最初|一番上|先頭|1番目|一番目|2番目|二番目|3番目|三番目|最後)の(?:検索)?(?:結果|リンク)",
+    re.IGNORECASE,
+)
+_NTH_INDEX = {"first": 0, "top": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "last": -1,
+              "一": 0, "1": 0, "二": 1, "2": 1, "三": 2, "3": 2, "最初": 0, "一番上": 0, "先頭": 0, "1番目": 0,
+              "一番目": 0, "2番目": 1, "二番目": 1, "3番目": 2, "三番目": 2, "最後": -1}
+_URL = re.compile(r"https?://[^\s<>\"'）)\]]+")
 _RESULT = re.compile(
-    r"\b(?:the|that|this) (?:result|answer|number|total|sum|value|figure)s?\b"
+    _NTH.pattern + r"|\b(?:the|that|this) (?:result|answer|number|total|sum|value|figure)s?\b"
     r"|\b(?:convert|save|note|store|remember|multiply|divide|double|halve|triple|write down|round) (?:it|that|this)\b"
     r"|结果|得数|这个数|那个数|把它|将它|它[乘除加减]"
     r"|その結果|結果を|結果に|それを|それに|それで|その数|その値|答えを",
@@ -182,10 +193,25 @@ def with_result(part: str, context: Context) -> str:
     written = written_out(part, context)
     if written != part:
         return written
+    link = nth_link(part, context)
+    if link is not None:  # "open the first result" after a search: that result's address
+        return _NTH.sub(link, part, count=1)
     number = previous_number(context)
     if number is None:
         return part
     return _RESULT_PHRASE.sub(number, part, count=1)
+
+
+def nth_link(part: str, context: Context) -> str | None:
+    """The address ``part`` points at with "the first result", "第二个结果", "最初のリンク": that link
+    of the previous exchange's results, in their order; None when it names none, or there is none."""
+    match = _NTH.search(part)
+    if match is None or not context:
+        return None
+    links = [link.rstrip(".,;:") for call in context.exchanges[-1].calls if call.ok for link in _URL.findall(call.result)]
+    said = next(group for group in match.groups() if group)
+    index = _NTH_INDEX.get(said.casefold(), _NTH_INDEX.get(said, 0))
+    return links[index] if links and (index < len(links)) else None
 
 
 # "there", "that city", "那边", "そこ": the place of the previous exchange

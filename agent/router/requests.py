@@ -15,9 +15,11 @@ import json
 import re
 from typing import TYPE_CHECKING
 
+from agent.router.candidates import CJK
 from agent.router.context import Call, Context, Exchange
-from agent.router.forms import value_form
+from agent.router.forms import UNIT, place_names, takes_place, value_form
 from agent.router.prompt import Decision, value_schema
+from agent.toolkit.units import find_unit
 from agent.router.references import (
     carried,
     folded as _folded,
@@ -43,12 +45,15 @@ FRAGMENT_CHARS = 16
 _SENTENCES = re.compile(r"(?<=[？！。])\s*|(?<=[?!.;；])\s+")  # "item?id=3912" is one
 _CONNECTORS = re.compile(
     r"\s*(?:,\s*)?\b(?:and also|also|as well as|and then|then|after that)\b\s*"
-    r"|\s*[,，、]?\s*(?:顺便(?:再)?(?:帮我)?|还有|另外|以及|然后|并且|同时|ついでに|それと|それから|あと(?=[、,，])|あと、)\s*[,，、]?\s*",
+    r"|\s*[,，、]?\s*(?:顺便(?:再)?(?:帮我)?|还有|另外|以及|然后|并且|同时|ついでに|それと|それから|あと(?=[、,，])|あと、)\s*[,，、]?\s*"
+    r"|(?:\s*[,，]\s*|\s+)再(?![见見说說次])(?:帮我)?\s*"  # "记一条笔记：…，再查一下成都的天气", "打开 … 再在笔记里搜"
+    r"|(?<!について)(?<!として)(?<!によって)(?<!に関して)(?<!に対して)(?<=て)、\s*",  # "ネットで調べて、メモ6番を削除して" (not "について、")
     re.IGNORECASE,
 )
 # Between parts of one sentence that may each be a request ("Paris and London", "东京和大阪", "大阪と札幌").
-_COORDINATORS = re.compile(r"\s*(?:,\s*)?\band\b\s*|\s*[和与及]\s*|(?<=[\u3040-\u30ff\u3400-\u9fff])と|\s*(?:[、，]|,(?!\d))\s*",
-                           re.IGNORECASE)  # "2,340" is one number
+_COORDINATORS = re.compile(r"\s*(?:,\s*)?\band\b\s*|\s*[和与及]\s*|(?<=[\u3040-\u30ff\u3400-\u9fff])と|\s+と\s+"
+                           r"|\s*(?:[、，]|,(?!\d))\s*|(?<![\d)\s])\s+\+\s+(?![\d(])", re.IGNORECASE)
+# "2,340" is one number, "3.5 + 2" one sum; "weather in Kraków plz + sqrt(2025)" two requests
 _WORD = re.compile(r"[0-9]+(?:\.[0-9]+)?|[A-Za-z][\w.-]{2,}|[\u3040-\u30ff\u3400-\u9fff]{2,}")
 # a part that is a clause of its own ("it's outdated"), not a bare name ("London") left over from the others
 _CLAUSE = re.compile(r"^\s*(?:it|it's|its|that|that's|this|they|they're|he|she|i|i'm|we|you|there|there's)\b", re.IGNORECASE)
@@ -60,8 +65,7 @@ def split_requests(text: str) -> list[str]:
     gives one part, by coordinators. A single part when nothing divides it."""
     parts = _pieces(_SENTENCES, [text])
     parts = _pieces(_CONNECTORS, parts)
-    if len(parts) == 1:
-        parts = _pieces(_COORDINATORS, parts)
+    parts = _pieces(_COORDINATORS, parts)
     return parts[:MAX_PARTS] if len(parts) > 1 else [text.strip()]
 
 
@@ -88,8 +92,19 @@ def decide_requests(
     decisions = _requests(router, provider, manifests, text, language, context, whole)
     # a further call may follow this turn's results: a part works on them, or the whole message's
     # decision had another tool close behind ("… then tell me the difference" after two calls)
-    decisions[0].follows = bool(decisions[0].then) or may_chain(whole, margin)
+    decisions[0].follows = bool(decisions[0].then) or may_chain(whole, margin) or _other_unit(text, decisions)
     return decisions
+
+
+def _other_unit(text: str, decisions: list[Decision]) -> bool:
+    """Whether ``text`` asks for a unit that none of its calls' values holds ("how warm is it in Lima in
+    Fahrenheit", "芝加哥的风速换成英里每小时", "リマの気温を華氏で"): the answer is a result converted, a
+    further call after the results."""
+    if not any(d.tool for d in decisions):
+        return False
+    asked = UNIT.stated(text)
+    held = {UNIT.normal(str(v)) for d in decisions for v in d.params.values()}
+    return bool(asked - held)
 
 
 def _requests(router: "Router", provider: "Provider", manifests: list["ToolManifest"], text: str, language: str,
@@ -103,27 +118,107 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
     later = [part for part in parts[1:] if works_on_result(part)]  # decided once the others returned
     if later:
         parts = [part for part in parts if part not in later]
-    decided: list[tuple[str, Decision]] = []
-    so_far = context
-    for part in parts:
-        decision = router.decide(provider, manifests, part, language, so_far)
-        decided.append((part, decision))
-        so_far = so_far.then(_exchange(part, decision))
+    decided = _decided_parts(router, provider, manifests, parts, language, context)
     if any(d.tool for _, d in decided):
         for i, (part, decision) in enumerate(decided):
             if decision.tool is None and len(part.strip()) <= FRAGMENT_CHARS and not _CLAUSE.match(part):
                 others = Context([*context.exchanges, *(_exchange(p, d) for j, (p, d) in enumerate(decided) if j != i and d.tool)])
                 decided[i] = (part, router.decide(provider, manifests, part, language, others))
     manifest = next((m for m in manifests if m.name == whole.tool), None)
-    if _covers(whole, [part for part, _ in decided], manifest) and not later:
-        return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
     calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
                        and not _asked_again(part, d, [e for _, e in decided[:i]])])
+    if _covers(whole, [part for part, _ in decided], manifest) and not later and not _mixed(whole, decided, calls):
+        return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
     listed = _listed(calls, manifests)  # one call of its own, when the parts only listed items
     if later and listed or len(listed) < len(calls):
         listed[0].then = later
         return listed
     return calls if len(calls) >= 2 else [whole]
+
+
+def _decided_parts(router: "Router", provider: "Provider", manifests: list["ToolManifest"], parts: list[str],
+                   language: str, context: Context) -> list[tuple[str, Decision]]:
+    """Each part decided in turn, reading the parts decided before it. A part that is only a name
+    ("ロンドン、パリ、ニューヨークの今の時間は？", "Tokyo, London and New York time") is decided after the
+    others, reading the nearest of them that asks something (which comes later in the message as often as
+    before). A part's "there" is the place of the part before it, and a short part with no value of
+    its own for a place ("莫斯科几点，天气如何") takes that place."""
+    bare = [_bare(part) for part in parts]
+    if all(bare):
+        bare = [False] * len(parts)
+    decided: dict[int, Decision] = {}
+    so_far = context
+    for i, part in enumerate(parts):
+        if not bare[i]:
+            decision = _completed_part(router.decide(provider, manifests, part, language, so_far), part, so_far, manifests)
+            decided[i] = decision
+            so_far = so_far.then(_exchange(part, decision))
+    for i, part in enumerate(parts):
+        if bare[i]:
+            j = min((j for j in decided if not bare[j]), key=lambda j: (abs(j - i), j < i))
+            decided[i] = _asked_of(decided[j], part.strip(), manifests) or router.decide(
+                provider, manifests, part, language, Context([*context.exchanges, _exchange(parts[j], decided[j])]))
+    return [(part, decided[i]) for i, part in enumerate(parts)]
+
+
+def _asked_of(decision: Decision, place: str, manifests: list["ToolManifest"]) -> Decision | None:
+    """The call ``decision`` makes, asked of ``place`` instead of the place it names; None when it names none."""
+    manifest = next((m for m in manifests if m.name == decision.tool), None)
+    key = next((k for k in decision.params if manifest is not None and takes_place(manifest, k)), None)
+    if key is None:
+        return None
+    return Decision(decision.tool, {**decision.params, key: place}, decision.scores, decision.logprobs, decision.nearest,
+                    carried=True)
+
+
+def _bare(part: str) -> bool:
+    """Whether ``part`` is only the name of a place (a city, a country), asking nothing of its own."""
+    name = re.sub(r"[?？!！。.\s]+$", "", part)
+    return bool(name.strip()) and _folded(name) in {_folded(found) for found in place_names(name)}
+
+
+def _completed_part(decision: Decision, part: str, so_far: Context, manifests: list["ToolManifest"]) -> Decision:
+    """A part's decision with the place of the part before it where it says "there" or names none
+    (see :func:`_decided_parts`)."""
+    tool = decision.tool or decision.declined
+    manifest = next((m for m in manifests if m.name == tool), None)
+    previous = so_far.exchanges[-1].calls if so_far else []
+    if manifest is None or not previous or not previous[-1].params:
+        return decision
+    if decision.tool is not None and refers_back(part):
+        decision.params = carried(decision.tool, decision.params, list(manifest.parameters), part, so_far, False)
+    before = next((m for m in manifests if m.name == previous[-1].tool), None)
+    place = next((v for k, v in previous[-1].params.items() if isinstance(v, str) and before and takes_place(before, k)), "")
+    key = next((k for k in manifest.parameters if takes_place(manifest, k)), None)
+    if not place or key is None or place_names(part) or not is_follow_up(part):
+        return decision
+    said = decision.params.get(key) if decision.tool else None
+    if decision.tool is None and decision.missing == key and set(manifest.required) <= {key}:
+        return Decision(manifest.name, {key: place}, decision.scores, decision.logprobs, decision.nearest, carried=True)
+    own_words = _folded(f"{manifest.name} {manifest.description} {' '.join(manifest.examples or [])}")
+    if decision.tool is not None and (not said or _folded(said) in own_words or _folded(said) == _folded(place)):
+        decision.params[key] = place  # nothing, or the tool's own word ("天気はどう？" wrote "天気" as the city)
+        decision.carried = True
+    return decision
+
+
+def _mixed(whole: Decision, decided: list[tuple[str, Decision]], calls: list[Decision]) -> bool:
+    """Whether the whole message's call mixes requests that the parts' calls of different tools keep
+    apart: one of its values holds words of two parts (the whole sentence copied as a search's query,
+    "… release date and list ~/projects"), or it gives a value other than the one the part that calls the
+    same tool gives ("算一下 1280*0.85，把 5 英尺换成米": 1280 feet)."""
+    if len({c.tool for c in calls}) < 2:
+        return False
+    words = [{_folded(w) for w in _WORD.findall(part)} for part, _ in decided]
+    own = [found - set().union(*(other for j, other in enumerate(words) if j != i)) for i, found in enumerate(words)]
+    for value in map(str, whole.params.values()):
+        held, written = {_folded(w) for w in _WORD.findall(value)}, _folded(value)
+        # Chinese and Japanese words have no spaces around them: a part's word within the value counts
+        if sum(1 for found in own if found & held or any(CJK.match(w) and w in written for w in found)) >= 2:
+            return True
+    same = [c for c in calls if c.tool == whole.tool]
+    return any(key in whole.params and _folded(value) != _folded(whole.params[key])
+               for call in same for key, value in call.params.items())
 
 
 def _covers(whole: Decision, parts: list[str], manifest: "ToolManifest | None" = None) -> bool:
@@ -155,7 +250,7 @@ def _own(decision: Decision, part: str) -> bool:
     """Whether a part's call is its own request: a value of it is stated in the part, the part refers to
     an earlier one ("what time is it there?"), or the call takes no values."""
     words = {_folded(w) for w in _WORD.findall(part)}  # "1280 * 0.85" is stated in "1280×0.85 を計算して"
-    return (not decision.params or any(_folded(str(v)) and _folded(str(v)) in _folded(part) for v in decision.params.values())
+    return (not decision.params or decision.carried or any(_folded(str(v)) and _folded(str(v)) in _folded(part) for v in decision.params.values())
             or any(_folded(w) in words for v in decision.params.values() for w in _WORD.findall(str(v)))
             or refers_back(part))
 
@@ -223,12 +318,41 @@ def decide_next_step(
         if decision.tool is not None and not decision.error and _key(decision.tool, decision.params) not in made \
                 and (_from_result(decision, results, part) or number and any(number in str(v) for v in decision.params.values())):
             return decision
+    conversion = converted_request(text, context, language)
+    if conversion is not None:  # "in Fahrenheit" after 18°C: the result converted, as a request of its own
+        decision = router.decide(provider, manifests, conversion, language, context)
+        if decision.tool is not None and not decision.error and _key(decision.tool, decision.params) not in made \
+                and _from_result(decision, results, text):
+            return decision
     decision = router.decide(provider, manifests, text, language, context)
     if decision.tool is None or decision.error:
         return None
     if _key(decision.tool, decision.params) in made:
         return None
     return decision if _from_result(decision, results, text) else None
+
+
+_QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s?((?:°\s?)?[^\W\d_][\w/]{0,5})")
+_CONVERT = {"en": "convert {n} {unit} to {target}", "zh": "把 {n} {unit} 换算成 {target}", "ja": "{n} {unit} を {target} に換算して"}
+
+
+def converted_request(text: str, context: Context, language: str = "en") -> str | None:
+    """A request to convert the first quantity of this turn's results into the unit ``text`` asks for,
+    when the results state it in another unit of the same kind ("how warm is it in Lima in Fahrenheit"
+    after "Lima: 18°C": "convert 18 °C to °F"); None when the message asks for no unit, or the
+    results hold none to convert (already in it, or of another kind)."""
+    if not context:
+        return None
+    results = " ".join(call.result for call in context.exchanges[-1].calls if call.ok)
+    for symbol in UNIT.in_order(text):
+        target = find_unit(symbol)
+        if target is None or symbol in {UNIT.normal(m.group(2)) for m in _QUANTITY.finditer(results)}:
+            continue  # the results already say it in that unit
+        for match in _QUANTITY.finditer(results):
+            unit = find_unit(match.group(2))
+            if unit is not None and unit.dimension == target.dimension and unit.symbol != target.symbol:
+                return _CONVERT.get(language, _CONVERT["en"]).format(n=match.group(1), unit=unit.symbol, target=target.symbol)
+    return None
 
 
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")

@@ -304,3 +304,35 @@ def clean_value(raw: str) -> str:
     except ValueError:
         text = text.rstrip("\\")
     return text.strip()
+
+
+# the characters a word of a message is made of, for a value copied from inside one: Latin letters and
+# digits, or katakana (with its long-vowel mark), which write foreign names without spaces
+_WORD_CLASSES = (re.compile(r"[A-Za-z\u00c0-\u024f0-9]"), re.compile(r"[\u30a0-\u30ff\uff66-\uff9f]"))
+
+
+def completed(manifest: ToolManifest, key: str, value: str, message: str) -> str:
+    """A value written as the message says it, made whole: the word it was cut from (:func:`whole_words`),
+    or, when nothing was written for a parameter that takes a place, the one place the message names
+    in Chinese or Japanese script (:func:`~agent.router.forms.place_named`)."""
+    from agent.router.forms import place_named
+
+    return whole_words(value, message) if value else place_named(manifest, key, message)
+
+
+def whole_words(value: str, message: str) -> str:
+    """``value`` widened to the whole word of ``message`` it starts or ends inside: "ヨーク" copied
+    out of "ニューヨーク" is "ニューヨーク", "ork" of "York" is "York". Left as it is when the message
+    does not hold it, or holds it as whole words already."""
+    at = message.find(value) if len(value) > 1 else -1  # one letter picked out of a word is no part of a name
+    if at < 0:
+        return value
+    start, end = at, at + len(value)
+    for kind in _WORD_CLASSES:
+        if kind.match(value[0]):
+            while start > 0 and kind.match(message[start - 1]):
+                start -= 1
+        if kind.match(value[-1]):
+            while end < len(message) and kind.match(message[end]):
+                end += 1
+    return message[start:end]
