@@ -14,6 +14,7 @@ from agent.router.references import nth_link, with_result, works_on_result
 from agent.router.requests import decide_next_step, decide_requests, split_requests
 from agent.router.values import completed, whole_words
 from agent.toolkit.base import ToolManifest
+from tests.helpers.rules import RuleRouter
 
 WEATHER = ToolManifest("weather", "Current weather for a city", {"city": "City name"}, required=["city"])
 TIME = ToolManifest("current_time", "Current time in a place",
@@ -23,19 +24,6 @@ SEARCH = ToolManifest("web_search", "Search the web", {"query": "What to search 
 LIST = ToolManifest("file_list", "List a folder", {"path": "Folder"}, required=["path"])
 FETCH = ToolManifest("web_fetch", "Open a web page", {"url": "The page's URL"}, required=["url"])
 TOOLS = [WEATHER, TIME, CALC, SEARCH, LIST, FETCH]
-
-
-class RuleRouter:
-    """Decides by the message and the context it is given, and records what it was asked."""
-
-    def __init__(self, rules):
-        self.rules = rules
-        self.asked: list[tuple[str, Context]] = []
-
-    def decide(self, provider, manifests, text, language, context=None):
-        context = context or Context()
-        self.asked.append((text, context))
-        return self.rules(text, context)
 
 
 def calls(decisions):

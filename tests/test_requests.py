@@ -12,6 +12,7 @@ from agent.router.prompt import Decision
 from agent.router.requests import decide_next_step, decide_requests, may_chain, split_requests
 from agent.storage import open_store
 from agent.toolkit.runtime import ToolOutcome
+from tests.helpers.rules import RuleRouter
 
 
 @pytest.mark.parametrize(
@@ -33,19 +34,6 @@ from agent.toolkit.runtime import ToolOutcome
 )
 def test_a_message_is_divided_where_requests_may_meet(text, parts):
     assert split_requests(text) == parts
-
-
-class RuleRouter:
-    """Decides by the message and the context it is given, and records what it was asked."""
-
-    def __init__(self, rules):
-        self.rules = rules
-        self.asked: list[tuple[str, Context]] = []
-
-    def decide(self, provider, manifests, text, language, context=None):
-        context = context or Context()
-        self.asked.append((text, context))
-        return self.rules(text, context)
 
 
 def weather_rules(text: str, context: Context) -> Decision:
