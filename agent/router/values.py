@@ -12,6 +12,7 @@ from typing import Any
 
 from agent.i18n import detect_language
 from agent.router.candidates import CJK
+from agent.router.forms import place_named
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, is_link, value_schema
 from agent.router.spoken import with_digits
@@ -315,8 +316,6 @@ def completed(manifest: ToolManifest, key: str, value: str, message: str) -> str
     """A value written as the message says it, made whole: the word it was cut from (:func:`whole_words`),
     or, when nothing was written for a parameter that takes a place, the one place the message names
     in Chinese or Japanese script (:func:`~agent.router.forms.place_named`)."""
-    from agent.router.forms import place_named
-
     return whole_words(value, message) if value else place_named(manifest, key, message)
 
 
