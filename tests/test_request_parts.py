@@ -288,3 +288,40 @@ def test_a_message_that_asks_for_another_unit_is_a_second_step_after_the_result(
     assert step is not None and (step.tool, step.params) == ("unit_convert", {"value": "18", "from_unit": "°C", "to_unit": "°F"})
     # the same call with no unit asked is no chain
     assert not decide_requests(RuleRouter(rules), None, TOOLS, "how warm is it in Lima", "en", Context())[0].follows
+
+
+def test_a_number_and_its_unit_are_not_one_word():
+    assert whole_words("GB", "1.5GB是多少MB") == "GB" and whole_words("1.5", "1.5GB是多少MB") == "1.5"
+
+
+def test_a_file_path_is_no_place():
+    read = ToolManifest("file_read", "Read a file", {"path": "Location of the file inside the allowed roots"})
+    assert not takes_place(read, "path")
+    weather = ToolManifest("get_weather", "Weather", {"location": "City name or coordinates"})
+    assert takes_place(weather, "location")
+
+
+def test_a_part_that_states_nothing_keeps_no_value_the_tools_examples_hold():
+    listing = ToolManifest("file_list", "List a folder", {"path": "Folder"}, examples=["list ~/notes"], required=["path"])
+    reading = ToolManifest("file_read", "Read a file", {"path": "File"}, examples=["read ~/notes/todo.txt"], required=["path"])
+
+    def rules(text, context):
+        if "todo.txt" in text:
+            return Decision("file_read", {"path": "~/notes/todo.txt"})
+        return Decision("file_list", {"path": "~/notes"})  # from the tool's own example, not the message
+
+    decisions = decide_requests(RuleRouter(rules), None, [listing, reading], "open ~/notes/todo.txt and show me what's in it",
+                                "en", Context())
+    assert calls(decisions) == [("file_read", {"path": "~/notes/todo.txt"})]
+
+
+def test_an_expression_made_of_two_parts_is_one_request_even_when_a_part_reads_as_another_tool():
+    def rules(text, context):
+        if text == "我工资8500，涨了12%，现在是多少？":
+            return Decision("calculator", {"expression": "8500*1.12"})
+        if "现在" in text:
+            return Decision("current_time", {})  # "现在" (now) alone reads as the time
+        return Decision("calculator", {"expression": "".join(ch for ch in text if ch.isdigit()) or "0"})
+
+    decisions = decide_requests(RuleRouter(rules), None, TOOLS, "我工资8500，涨了12%，现在是多少？", "zh", Context())
+    assert calls(decisions) == [("calculator", {"expression": "8500*1.12"})]

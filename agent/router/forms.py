@@ -273,9 +273,15 @@ def told_apart(manifest: ToolManifest, params: dict[str, object], text: str) -> 
 _TAKES_PLACE = re.compile(r"\bcit(?:y|ies)\b|\btown\b|\bplace\b|\blocation\b|城市|地点|地點|都市|場所|地名", re.IGNORECASE)
 
 
+#: a parameter that takes a file, a folder or an address, however it names it ("the file's location")
+_TAKES_PATH = re.compile(r"\bpath\b|\bfiles?\b|\bfolders?\b|\bdirector(?:y|ies)\b|\burl\b|\blink\b"
+                         r"|文件|目录|路径|網址|网址|链接|ファイル|フォルダ|ディレクトリ|パス", re.IGNORECASE)
+
+
 def takes_place(manifest: ToolManifest, key: str) -> bool:
     """Whether ``manifest``'s parameter ``key`` takes a place (a city, a location) by its name."""
-    return bool(_TAKES_PLACE.search(f"{key.replace('_', ' ')} {manifest.parameters.get(key) or ''}"))
+    said = f"{key.replace('_', ' ')} {manifest.parameters.get(key) or ''}"
+    return bool(_TAKES_PLACE.search(said)) and not _TAKES_PATH.search(said)
 
 
 def place_names(text: str) -> list[str]:

@@ -127,7 +127,7 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
     manifest = next((m for m in manifests if m.name == whole.tool), None)
     calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
                        and not _asked_again(part, d, [e for _, e in decided[:i]])])
-    if _covers(whole, [part for part, _ in decided], manifest) and not later and not _mixed(whole, decided, calls):
+    if _covers(whole, [part for part, _ in decided], manifest) and not later and not _mixed(whole, text, parts, calls):
         return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
     listed = _listed(calls, manifests)  # one call of its own, when the parts only listed items
     if later and listed or len(listed) < len(calls):
@@ -196,29 +196,42 @@ def _completed_part(decision: Decision, part: str, so_far: Context, manifests: l
     if decision.tool is None and decision.missing == key and set(manifest.required) <= {key}:
         return Decision(manifest.name, {key: place}, decision.scores, decision.logprobs, decision.nearest, carried=True)
     own_words = _folded(f"{manifest.name} {manifest.description} {' '.join(manifest.examples or [])}")
-    if decision.tool is not None and (not said or _folded(said) in own_words or _folded(said) == _folded(place)):
+    if decision.tool is not None and (not said or _folded(said) == _folded(place)
+                                      or _folded(said) in _folded(part) and _folded(said) in own_words):
         decision.params[key] = place  # nothing, or the tool's own word ("天気はどう？" wrote "天気" as the city)
         decision.carried = True
     return decision
 
 
-def _mixed(whole: Decision, decided: list[tuple[str, Decision]], calls: list[Decision]) -> bool:
+def _mixed(whole: Decision, text: str, parts: list[str], calls: list[Decision]) -> bool:
     """Whether the whole message's call mixes requests that the parts' calls of different tools keep
-    apart: one of its values holds words of two parts (the whole sentence copied as a search's query,
-    "… release date and list ~/projects"), or it gives a value other than the one the part that calls the
-    same tool gives ("算一下 1280*0.85，把 5 英尺换成米": 1280 feet)."""
+    apart: one of its values holds the message across the seam of two parts (the whole sentence copied
+    as a search's query, "… release date and list ~/projects"; not "8500*1.12" of "8500，涨了12%"), or it
+    gives a number other than the one the part that calls the same tool gives ("算一下 1280*0.85，把 5 英尺换成米":
+    1280 feet)."""
     if len({c.tool for c in calls}) < 2:
         return False
-    words = [{_folded(w) for w in _WORD.findall(part)} for part, _ in decided]
-    own = [found - set().union(*(other for j, other in enumerate(words) if j != i)) for i, found in enumerate(words)]
-    for value in map(str, whole.params.values()):
-        held, written = {_folded(w) for w in _WORD.findall(value)}, _folded(value)
-        # Chinese and Japanese words have no spaces around them: a part's word within the value counts
-        if sum(1 for found in own if found & held or any(CJK.match(w) and w in written for w in found)) >= 2:
-            return True
+    if any(seam in _folded(value) for value in map(str, whole.params.values()) for seam in _seams(text, parts)):
+        return True
     same = [c for c in calls if c.tool == whole.tool]
-    return any(key in whole.params and _folded(value) != _folded(whole.params[key])
-               for call in same for key, value in call.params.items())
+    return any(_NUMBER.fullmatch(str(value)) and _NUMBER.fullmatch(str(whole.params.get(key, "")))
+               and _folded(value) != _folded(whole.params[key]) for call in same for key, value in call.params.items())
+
+
+def _seams(text: str, parts: list[str]) -> list[str]:
+    """Where each part meets the next in ``text``: the last two characters of one, what is between
+    them and the first two of the next, folded ("date and li" of "… release date and list ~/projects")."""
+    seams, at = [], 0
+    spans = []
+    for part in parts:
+        start = text.find(part, at)
+        if start < 0:
+            return []
+        spans.append((start, start + len(part)))
+        at = start + len(part)
+    for (_, end), (start, _) in zip(spans, spans[1:]):
+        seams.append(_folded(text[max(end - 2, 0):start + 2]))
+    return seams
 
 
 def _covers(whole: Decision, parts: list[str], manifest: "ToolManifest | None" = None) -> bool:

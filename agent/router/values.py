@@ -307,9 +307,10 @@ def clean_value(raw: str) -> str:
     return text.strip()
 
 
-# the characters a word of a message is made of, for a value copied from inside one: Latin letters and
-# digits, or katakana (with its long-vowel mark), which write foreign names without spaces
-_WORD_CLASSES = (re.compile(r"[A-Za-z\u00c0-\u024f0-9]"), re.compile(r"[\u30a0-\u30ff\uff66-\uff9f]"))
+# the characters a word of a message is made of, for a value copied from inside one: Latin letters, digits
+# (apart: "1.5GB" is a number and a unit), or katakana (with its long-vowel mark), which write foreign
+# names without spaces
+_WORD_CLASSES = (re.compile(r"[A-Za-z\u00c0-\u024f]"), re.compile(r"[0-9]"), re.compile(r"[\u30a0-\u30ff\uff66-\uff9f]"))
 
 
 def completed(manifest: ToolManifest, key: str, value: str, message: str) -> str:
