@@ -19,7 +19,6 @@ from agent.router.candidates import CJK
 from agent.router.context import Call, Context, Exchange
 from agent.router.forms import UNIT, place_names, takes_place, value_form
 from agent.router.prompt import Decision, value_schema
-from agent.toolkit.units import find_unit
 from agent.router.references import (
     carried,
     folded as _folded,
@@ -30,6 +29,7 @@ from agent.router.references import (
     works_on_result,
     written_out,
 )
+from agent.toolkit.units import find_unit
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider
@@ -124,7 +124,7 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
             if decision.tool is None and len(part.strip()) <= FRAGMENT_CHARS and not _CLAUSE.match(part):
                 others = Context([*context.exchanges, *(_exchange(p, d) for j, (p, d) in enumerate(decided) if j != i and d.tool)])
                 decided[i] = (part, router.decide(provider, manifests, part, language, others))
-    manifest = next((m for m in manifests if m.name == whole.tool), None)
+    manifest = _manifest(manifests, whole.tool)
     calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
                        and not _asked_again(part, d, [e for _, e in decided[:i]])])
     if _covers(whole, [part for part, _ in decided], manifest) and not later and not _mixed(whole, text, parts, calls):
@@ -161,9 +161,13 @@ def _decided_parts(router: "Router", provider: "Provider", manifests: list["Tool
     return [(part, decided[i]) for i, part in enumerate(parts)]
 
 
+def _manifest(manifests: list["ToolManifest"], name: str | None) -> "ToolManifest | None":
+    return next((m for m in manifests if m.name == name), None)
+
+
 def _asked_of(decision: Decision, place: str, manifests: list["ToolManifest"]) -> Decision | None:
     """The call ``decision`` makes, asked of ``place`` instead of the place it names; None when it names none."""
-    manifest = next((m for m in manifests if m.name == decision.tool), None)
+    manifest = _manifest(manifests, decision.tool)
     key = next((k for k in decision.params if manifest is not None and takes_place(manifest, k)), None)
     if key is None:
         return None
@@ -181,13 +185,13 @@ def _completed_part(decision: Decision, part: str, so_far: Context, manifests: l
     """A part's decision with the place of the part before it where it says "there" or names none
     (see :func:`_decided_parts`)."""
     tool = decision.tool or decision.declined
-    manifest = next((m for m in manifests if m.name == tool), None)
+    manifest = _manifest(manifests, tool)
     previous = so_far.exchanges[-1].calls if so_far else []
     if manifest is None or not previous or not previous[-1].params:
         return decision
     if decision.tool is not None and refers_back(part):
         decision.params = carried(decision.tool, decision.params, list(manifest.parameters), part, so_far, False)
-    before = next((m for m in manifests if m.name == previous[-1].tool), None)
+    before = _manifest(manifests, previous[-1].tool)
     place = next((v for k, v in previous[-1].params.items() if isinstance(v, str) and before and takes_place(before, k)), "")
     key = next((k for k in manifest.parameters if takes_place(manifest, k)), None)
     if not place or key is None or place_names(part) or not is_follow_up(part):
@@ -221,17 +225,14 @@ def _mixed(whole: Decision, text: str, parts: list[str], calls: list[Decision]) 
 def _seams(text: str, parts: list[str]) -> list[str]:
     """Where each part meets the next in ``text``: the last two characters of one, what is between
     them and the first two of the next, folded ("date and li" of "… release date and list ~/projects")."""
-    seams, at = [], 0
-    spans = []
+    spans, at = [], 0
     for part in parts:
         start = text.find(part, at)
         if start < 0:
             return []
         spans.append((start, start + len(part)))
         at = start + len(part)
-    for (_, end), (start, _) in zip(spans, spans[1:]):
-        seams.append(_folded(text[max(end - 2, 0):start + 2]))
-    return seams
+    return [_folded(text[max(end - 2, 0):start + 2]) for (_, end), (start, _) in zip(spans, spans[1:])]
 
 
 def _covers(whole: Decision, parts: list[str], manifest: "ToolManifest | None" = None) -> bool:
