@@ -268,7 +268,7 @@ def weather_after(message: str, result: str) -> Context:
     ("how far is Lima in miles", "en", "Lima: 19°C, Clear", None),  # nothing of that kind to convert
 ])
 def test_a_unit_the_message_asks_for_converts_the_result(text, language, result, asked):
-    from agent.router.requests import converted_request
+    from agent.router.followups import converted_request
 
     assert converted_request(text, weather_after(text, result), language) == asked
 

@@ -28,11 +28,15 @@ _EN = [
     (rf"(?:make|multiply) (?:{_THAT} )?{_NUMBER} ?(?:times|x) (?:bigger|larger|more|as (?:big|much|large))", "*{n}"),
     (rf"(?:multiply|multiplied) (?:{_THAT} )?by {_NUMBER}", "*{n}"),
     (rf"(?:{_THAT} )?(?:times|x|\*|×) ?{_NUMBER}", "*{n}"),
-    (rf"(?:divide|divided|split) (?:{_THAT} )?(?:by|into) {_NUMBER}(?: ways| parts)?", "/{n}"),
+    (rf"(?:divide|divided|split|share) (?:{_THAT} )?(?:by|into|between|among|amongst) {_NUMBER}(?: ways| parts| people| persons| of us)?", "/{n}"),
     (rf"(?:{_THAT} )?(?:/|÷|over) ?{_NUMBER}", "/{n}"),
     (rf"add {_NUMBER}(?: to {_THAT})?|(?:{_THAT} )?(?:plus|\+) ?{_NUMBER}", "+{n}"),
     (rf"(?:subtract|take away|take off) {_NUMBER}(?: from {_THAT})?|(?:{_THAT} )?(?:minus|-) ?{_NUMBER}", "-{n}"),
     (rf"{_NUMBER} ?(?:%|percent) of {_THAT}", "*{n}/100"),
+    # "add 8% sales tax to that", "plus a 15% tip", "take 20% off"
+    (rf"(?:add|plus|with) (?:an? )?{_NUMBER} ?(?:%|percent)(?: [a-z]+){{0,3}}(?: (?:to|on|on top of) {_THAT})?", "*(1+{n}/100)"),
+    (rf"(?:take|knock|minus|subtract) (?:an? )?{_NUMBER} ?(?:%|percent)(?: [a-z]+){{0,2}} off(?: (?:of )?{_THAT})?"
+     rf"|(?:{_THAT} )?(?:with )?(?:an? )?{_NUMBER} ?(?:%|percent) (?:off|discount)", "*(1-{n}/100)"),
 ]
 _EN_WORDS = [
     (rf"double (?:{_THAT})?|(?:{_THAT} )?doubled|twice (?:{_THAT})", "*2"),
@@ -49,6 +53,7 @@ _ZH = [
     (rf"{_PRE_ZH}(?:加上|加|\+){_NUMBER}", "+{n}"),
     (rf"{_PRE_ZH}(?:减去|减掉|减|-){_NUMBER}", "-{n}"),
     (rf"{_PRE_ZH}(?:翻倍|翻一番|乘二)", "*2"),
+    (rf"{_PRE_ZH}(?:打个|打)?([1-9一二三四五六七八九]{{1,2}})折", "*0.{n}"),  # "打个八五折": 85% of it
     (rf"{_PRE_ZH}(?:的)?(?:一半|减半)", "/2"),
     (rf"{_PRE_ZH}(?:的)?平方", "**2"),
 ]
@@ -57,7 +62,8 @@ _POST_JA = r"(?:にして|して|する|は|なら|だと|では|だったら|�
 _JA = [
     (rf"{_PRE_JA}{_NUMBER}(?:を|で)?(?:掛け|かけ|掛けると|かけると)", "*{n}"),
     (rf"{_PRE_JA}{_NUMBER}倍", "*{n}"),
-    (rf"{_PRE_JA}{_NUMBER}で(?:割|わ)(?:って|る|ると|った)", "/{n}"),
+    (rf"{_PRE_JA}{_NUMBER}(?:人|つ|等分)?で(?:割|わ)(?:って|る|ると|った)", "/{n}"),
+    (rf"{_PRE_JA}{_NUMBER}(?:人|等分)で(?:分け|わけ)(?:て|る|ると|たら)", "/{n}"),
     (rf"{_PRE_JA}{_NUMBER}(?:を)?(?:足|た)(?:して|す|すと)", "+{n}"),
     (rf"{_PRE_JA}{_NUMBER}(?:を)?(?:引|ひ)(?:いて|く|くと)", "-{n}"),
     (rf"{_PRE_JA}{_NUMBER}(?:を)?(?:プラス|ぷらす)", "+{n}"),
@@ -67,6 +73,7 @@ _JA = [
 ]
 
 _TRIM = re.compile(r"^[\s,.!?，。！？、]+|[\s,.!?，。！？、]+$")
+_ZH_DIGITS = str.maketrans("一二三四五六七八九", "123456789")
 _WIDE = str.maketrans("０１２３４５６７８９．，＊／＋－", "0123456789.,*/+-")
 
 
@@ -80,12 +87,16 @@ _RULES_CJK = [*_compiled(_ZH, after=_POST_ZH), *_compiled(_JA, after=_POST_JA)] 
 
 # "and Spain?", "what about Kyiv?", "how about in Lyon?", "那上海呢", "墨尔本呢", "奈良は？", "大阪も？"
 _MARKED = [
-    re.compile(r"^(?:and|what about|how about|and what about|and how about|same (?:question )?for|now|then)\s+(?:in |for |at )?(.+?)\??$", re.IGNORECASE),
-    re.compile(r"^(?:那|那么|还有)?(.+?)(?:的呢|呢)[?？]?$"),
-    re.compile(r"^(?:じゃあ|では|それじゃ|それでは)?、?(.+?)(?:は|も|では|だと|なら)(?:どう|どうですか|どうなの|は)?[?？]?$"),
+    re.compile(r"^(?:and|what about|how about|and what about|and how about|same (?:question )?for|now|then)\s+(?:in |for |at )?(.+?)\??$"
+               r"|^(?:and )?(?:in |for )?(.+?),? (?:too|as well)\??$", re.IGNORECASE),
+    re.compile(r"^(?:那|那么|还有)?(.+?)(?:的呢|呢|咧|嘞|也(?:查一下|查查|看一下|看看|一样|是)?)[?？]?$"),
+    re.compile(r"^(?:じゃあ|では|それじゃ|それでは)?、?(.+?)(?:は|も|では|だと|なら)(?:どう|どうですか|どうなの|は|同じように|同じく|お願い)?[?？]?$"),
 ]
 # what a marked follow-up about a person asks is small talk ("and you?", "你呢", "あなたは？")
 _PEOPLE = re.compile(r"^(?:you|u|yourself|me|us|him|her|them|你|您|我|他|她|你们|我们|あなた|君|きみ|私|僕|俺|彼|彼女|自分)$", re.IGNORECASE)
+
+
+_PRONOUN = re.compile(r"^(?:i|you|me|it|that|this|we|they|he|she|him|her|them|us|so|same)\b", re.IGNORECASE)
 
 
 def previous_number(context: Context) -> str | None:
@@ -110,7 +121,7 @@ def _operation(text: str) -> tuple[str, str] | None:
     for pattern, operator, candidate in [*((p, o, message) for p, o in _RULES), *((p, o, squeezed) for p, o in _RULES_CJK)]:
         match = pattern.match(candidate)
         if match:
-            return operator, next((g for g in match.groups() if g), "").replace(",", "")
+            return operator, next((g for g in match.groups() if g), "").replace(",", "").translate(_ZH_DIGITS)
     return None
 
 
@@ -144,10 +155,12 @@ def marked_follow_up(text: str) -> bool:
     for pattern in _MARKED:
         match = pattern.match(message)
         if match:
-            subject = _TRIM.sub("", match.group(1)).strip()
+            subject = _TRIM.sub("", next(group for group in match.groups() if group)).strip()
             if not subject or _PEOPLE.match(subject):
                 return False
             if pattern is _MARKED[0]:
+                if match.group(2):  # "Lyon too?": a name, not "I like it too"
+                    return len(subject.split()) <= 2 and not _PRONOUN.match(subject)
                 return len(subject.split()) <= 4
             return len(subject) <= 10 and not re.search(r"[的の]", subject)  # "东京的天气呢" asks a question of its own
     return False

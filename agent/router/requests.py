@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent.router.candidates import CJK
 from agent.router.context import Call, Context, Exchange
+from agent.router.followups import converted_request, renumbered, restated
 from agent.router.forms import UNIT, place_names, takes_place, value_form
 from agent.router.prompt import Decision, value_schema
 from agent.router.references import (
@@ -27,9 +28,7 @@ from agent.router.references import (
     refers_back,
     with_result,
     works_on_result,
-    written_out,
 )
-from agent.toolkit.units import find_unit
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider
@@ -84,12 +83,16 @@ def decide_requests(
     router: "Router", provider: "Provider", manifests: list["ToolManifest"], text: str, language: str, context: Context
 ) -> list[Decision]:
     """The decisions for every request of ``text`` (see the module docstring): one decision, or
-    one per part when the parts make two or more different calls. An arithmetic follow-up is decided
-    written out (see :mod:`agent.router.references`)."""
-    text = written_out(text, context)
+    one per part when the parts make two or more different calls. A follow-up is decided written out
+    with what it refers to (see :mod:`agent.router.followups`)."""
+    again = renumbered(text, context, manifests)
+    if again is not None:  # "now 90": the previous call with that number
+        return [again]
+    said = restated(text, context, manifests, language)
+    text = said.text
     whole = router.decide(provider, manifests, text, language, context)
     margin = getattr(getattr(router, "options", None), "chain_margin", 3.0)
-    decisions = _requests(router, provider, manifests, text, language, context, whole)
+    decisions = _requests(router, provider, manifests, text, language, context, whole, parted=not said.whole)
     # a further call may follow this turn's results: a part works on them, or the whole message's
     # decision had another tool close behind ("… then tell me the difference" after two calls)
     decisions[0].follows = bool(decisions[0].then) or may_chain(whole, margin) or _other_unit(text, decisions)
@@ -108,11 +111,11 @@ def _other_unit(text: str, decisions: list[Decision]) -> bool:
 
 
 def _requests(router: "Router", provider: "Provider", manifests: list["ToolManifest"], text: str, language: str,
-              context: Context, whole: Decision) -> list[Decision]:
+              context: Context, whole: Decision, parted: bool = True) -> list[Decision]:
     if whole.tool is not None and context:
         keys = next((list(m.parameters) for m in manifests if m.name == whole.tool), list(whole.params))
         whole.params = carried(whole.tool, whole.params, keys, text, context, is_follow_up(text))
-    parts = split_requests(text)
+    parts = split_requests(text) if parted else [text]
     if len(parts) < 2 or whole.error:
         return [whole]
     later = [part for part in parts[1:] if works_on_result(part)]  # decided once the others returned
@@ -344,29 +347,6 @@ def decide_next_step(
     if _key(decision.tool, decision.params) in made:
         return None
     return decision if _from_result(decision, results, text) else None
-
-
-_QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s?((?:°\s?)?[^\W\d_][\w/]{0,5})")
-_CONVERT = {"en": "convert {n} {unit} to {target}", "zh": "把 {n} {unit} 换算成 {target}", "ja": "{n} {unit} を {target} に換算して"}
-
-
-def converted_request(text: str, context: Context, language: str = "en") -> str | None:
-    """A request to convert the first quantity of this turn's results into the unit ``text`` asks for,
-    when the results state it in another unit of the same kind ("how warm is it in Lima in Fahrenheit"
-    after "Lima: 18°C": "convert 18 °C to °F"); None when the message asks for no unit, or the
-    results hold none to convert (already in it, or of another kind)."""
-    if not context:
-        return None
-    results = " ".join(call.result for call in context.exchanges[-1].calls if call.ok)
-    for symbol in UNIT.in_order(text):
-        target = find_unit(symbol)
-        if target is None or symbol in {UNIT.normal(m.group(2)) for m in _QUANTITY.finditer(results)}:
-            continue  # the results already say it in that unit
-        for match in _QUANTITY.finditer(results):
-            unit = find_unit(match.group(2))
-            if unit is not None and unit.dimension == target.dimension and unit.symbol != target.symbol:
-                return _CONVERT.get(language, _CONVERT["en"]).format(n=match.group(1), unit=unit.symbol, target=target.symbol)
-    return None
 
 
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")

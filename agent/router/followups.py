@@ -1,0 +1,277 @@
+"""A follow-up written as a request of its own before it is decided.
+
+A message after a tool turn often names nothing of what it works on: "now in Fahrenheit", "what time is
+it over there?", "save that in my notes", "打开第一个链接", "嗯，记下来". The model reads the previous
+exchange too (see :mod:`agent.router.context`), but a small model copies values out of the message it
+decides far more reliably than out of an earlier turn. So such a message is first written out with
+what it refers to, from the previous exchange's calls and results:
+
+- an arithmetic operation on the last result: ``1728/8`` for "now split that between 8 people"
+  (:func:`agent.router.references.written_out`);
+- "the first result" / "第一个链接" / "最初のリンク": that result's address;
+- a unit asked for with no number of its own: the request to convert the result's quantity
+  ("フィートだと？" after ``1 mi = 1609.34 m``: "1 mi を ft に換算して");
+- "save that" / "记下来" / "保存しといて": with what is saved written in (the result's figure, or
+  the earlier message when it led to no call);
+- "there" / "那边" / "向こう": the place of the previous call.
+
+A message that opens with thanks or a change of subject ("ありがとう。ところで…", "btw, …",
+"话说回来，…") is decided without the opening, context or not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent.router.context import Context
+from agent.router.forms import UNIT, place_names, takes_place
+from agent.router.prompt import Decision
+from agent.router.references import _NTH, is_follow_up, marked_follow_up, nth_link, written_out
+from agent.toolkit.units import find_unit
+
+if TYPE_CHECKING:
+    from agent.toolkit.base import ToolManifest
+
+# thanks (or another word said back), or a change of subject, before the request itself
+_THANKS = (r"(?:ok(?:ay)?|great|cool|perfect|nice|wow|awesome|thanks|thank you|thx|got it"
+           r"|好的|嗯|谢谢|多谢|感谢|明白了|知道了|哇|太好了|不错"
+           r"|ありがとう(?:ございます)?|どうも|了解|なるほど|うん|はい|いいなあ|いいな|いいね|すごい(?:ね)?|へえ)")
+_SWITCH = (r"(?:by the way|btw|anyways?|on another note|changing the subject|different question|another question"
+           r"|对了|顺便问一下|顺便问下|另外问一下|换个话题|话说回来"
+           r"|ところで|話(?:は)?変わる(?:けど|けれど|んだけど)|それはそうと|ちなみに|別件(?:だけど|ですが)?)")
+_OPENER = re.compile(rf"^\s*(?P<thanks>(?:{_THANKS}[,，、。.!！～~]+\s*)*)(?P<switch>{_SWITCH}[\s,，、。:：!！]*)?", re.IGNORECASE)
+
+
+def unopened(text: str) -> str:
+    """``text`` without thanks or a change of subject before its request ("ありがとう。ところでバンコクの
+    天気ってどう？": "バンコクの天気ってどう？", "thx. how many liters are 3 gallons?"); as it is when
+    nothing follows the opening, or thanks are followed by no question ("thanks, that was helpful" is
+    thanks still)."""
+    match = _OPENER.match(text)
+    rest = text[match.end():].strip() if match else ""
+    if not match or not re.search(r"[0-9A-Za-z\u3040-\u30ff\u3400-\u9fff]{2,}", rest):
+        return text
+    if match.group("switch") or re.search(r"[?？]\s*$", rest):
+        return rest
+    return text
+
+
+@dataclass
+class Restated:
+    """A message as it is decided: ``text``; ``whole`` when it is one request written out, which is
+    decided as it is, not in parts."""
+
+    text: str
+    whole: bool = False
+
+
+def restated(text: str, context: Context, manifests: list["ToolManifest"], language: str = "en") -> Restated:
+    """``text`` written out with what it refers to in the previous exchange (see the module docstring);
+    ``text`` without its opening, as it is otherwise."""
+    text = unopened(text)
+    if not context:
+        return Restated(text)
+    written = written_out(text, context)
+    if written != text:
+        return Restated(written, whole=True)
+    link = nth_link(text, context)
+    if link is not None:
+        return Restated(_NTH.sub(link, text, count=1), whole=True)
+    names_nothing = not re.search(r"\d", text) and not place_names(text)
+    if names_nothing and is_follow_up(text):
+        conversion = converted_request(text, context, language)
+        if conversion is not None:
+            return Restated(conversion, whole=True)
+    saved = saved_request(text, context)
+    if saved is not None:
+        return Restated(saved, whole=True)
+    item = listed_item(text, context)
+    if item is not None:
+        return Restated(f"{text.rstrip()}（{item}）" if _CJK.search(text) else f"{text.rstrip()} ({item})", whole=True)
+    if names_nothing:
+        place = previous_place(context, manifests)
+        if place:
+            return Restated(_there_replaced(text, place))
+    return Restated(text)
+
+
+# a follow-up that is only another number: "now 90", "and 130?", "那90呢", "じゃあ 50 は？", "80 だったら？"
+_ANOTHER_NUMBER = re.compile(
+    r"^\s*(?:(?:and|now|what about|how about|then|ok|so|same for|and for|try)\s+)*(?P<n>-?\d+(?:\.\d+)?)\s*(?:instead|then|now|please|too)?\s*[?？]?\s*$"
+    r"|^\s*(?:那|那么|那如果是|如果是|换成)?\s*(?P<zh>-?\d+(?:\.\d+)?)\s*(?:呢|的话呢|的话|咧|嘞)?\s*[?？]?\s*$"
+    r"|^\s*(?:じゃあ|では|それじゃ|なら)?[、,\s]*(?P<ja>-?\d+(?:\.\d+)?)\s*(?:は|なら|だと|だったら|では|の場合は?)?\s*[?？]?\s*$",
+    re.IGNORECASE,
+)
+_ONE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def renumbered(text: str, context: Context, manifests: list["ToolManifest"]) -> Decision | None:
+    """The previous exchange's call again with the number ``text`` gives in place of its one number,
+    when ``text`` is only that number ("now 90" after converting 72 °F: 90 °F; "324だと？" after
+    ``sqrt(256)``: ``sqrt(324)``); None when it says more, or the call has no one number to replace."""
+    match = _ANOTHER_NUMBER.match(text.translate(_WIDE)) if context else None
+    calls = [call for call in context.exchanges[-1].calls if call.ok] if match else []
+    if not calls or not any(m.name == calls[-1].tool for m in manifests):
+        return None
+    number = next(group for group in match.groups() if group)
+    call = calls[-1]
+    numeric = [key for key, value in call.params.items()
+               if not isinstance(value, bool) and (isinstance(value, (int, float)) or _ONE_NUMBER.fullmatch(str(value)))]
+    if len(numeric) == 1:
+        key = numeric[0]
+        value: object = number if isinstance(call.params[key], str) else float(number) if "." in number else int(number)
+        return Decision(call.tool, {**call.params, key: value}, carried=True)
+    held = [key for key, value in call.params.items() if isinstance(value, str) and len(_ONE_NUMBER.findall(value)) == 1]
+    if not numeric and len(held) == 1:  # an expression around one number
+        key = held[0]
+        return Decision(call.tool, {**call.params, key: _ONE_NUMBER.sub(number, call.params[key], count=1)}, carried=True)
+    return None
+
+
+_QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s?((?:°\s?)?[^\W\d_][\w/]{0,5})")
+_CONVERT = {"en": "convert {n} {unit} to {target}", "zh": "把 {n} {unit} 换算成 {target}", "ja": "{n} {unit} を {target} に換算して"}
+
+
+def converted_request(text: str, context: Context, language: str = "en") -> str | None:
+    """A request to convert the first quantity of the last exchange's results into the unit ``text`` asks
+    for, when the results state it in another unit of the same kind ("how warm is it in Lima in Fahrenheit"
+    after "Lima: 18°C": "convert 18 °C to °F"); None when the message asks for no unit, or the
+    results hold none to convert (already in it, or of another kind)."""
+    if not context:
+        return None
+    results = " ".join(call.result for call in context.exchanges[-1].calls if call.ok)
+    for symbol in UNIT.in_order(text):
+        target = find_unit(symbol)
+        if target is None or symbol in {UNIT.normal(m.group(2)) for m in _QUANTITY.finditer(results)}:
+            continue  # the results already say it in that unit
+        for match in _QUANTITY.finditer(results):
+            unit = find_unit(match.group(2))
+            if unit is not None and unit.dimension == target.dimension and unit.symbol != target.symbol:
+                return _CONVERT.get(language, _CONVERT["en"]).format(n=match.group(1), unit=unit.symbol, target=target.symbol)
+    return None
+
+
+# "save that", "note it down", "记下来", "存一下", "保存しといて", "メモしておいて": a request to keep
+# something said before, with nothing of its own to keep
+_SAVE = re.compile(
+    r"\b(?:save|note|store|remember|keep|write|jot|put|add)\b(?: (?:that|it|this)\b| (?:down|in my notes|as a note|to my notes)\b)"
+    r"|记下|记住|记一下|记到|记成|存一下|存下|存成|存为|存到|存进|保存|备忘"
+    r"|メモ(?:して|しと|っと|に(?:残|入|書|追加))|覚えて|記録して|控えて",
+    re.IGNORECASE,
+)
+_IT = re.compile(r"\b(?:the|that|this) (?:result|answer|number|total|sum|value|figure)s?\b|\b(?:that|it|this)\b"
+                 r"|(?:这个|那个)(?:数字|数|结果)?|它|その(?:数字|数|結果|値)|これ|それ", re.IGNORECASE)
+_WIDE = str.maketrans("０１２３４５６７８９．－", "0123456789.-")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_QUOTED = re.compile(r"[\"“「『'‘].+?[\"”」』'’]")
+#: the longest message read as a bare "save that"
+SAVE_CHARS = 60
+
+
+def saved_request(text: str, context: Context) -> str | None:
+    """``text``, a request to save what was said before ("save that in my notes", "嗯，记下来"), with
+    it written in: the figure of the last call's result ("1250/4 = 312.5": 312.5) or that result,
+    or the earlier message when it led to no call (the user said what to remember, the assistant asked
+    whether to). None when ``text`` asks something else or says what to save itself."""
+    if len(text.strip()) > SAVE_CHARS or not _SAVE.search(text) or _QUOTED.search(text) or ":" in text or "：" in text:
+        return None
+    exchange = context.exchanges[-1]
+    results = [call.result for call in exchange.calls if call.ok and call.result]
+    if exchange.calls and not results:
+        return None
+    kept = _kept(exchange.calls[-1].params, results[-1]) if results else exchange.message.strip()
+    if not kept:
+        return None
+    if _IT.search(text):
+        if _CJK.search(text) and not re.fullmatch(r"-?[\d.,]+", kept):
+            kept = f"「{kept}」"  # "それメモしといて": "「京都 Kyoto: 9°C, Cloudy」メモしといて"
+        return _IT.sub(lambda _: kept, text, count=1)
+    colon = "：" if _CJK.search(text) else ": "
+    return f"{text.rstrip('。.!！ ')}{colon}{kept}"
+
+
+#: the most of a result's first line that is saved for "save that"
+KEPT_CHARS = 120
+
+
+def _kept(params: dict, result: str) -> str:
+    """What "save that" keeps of a call: the figure after its result's last "=" ("1250/4 = 312.5":
+    312.5), else the result's first line, after the call's values it does not hold ("青岛" before
+    "Qingdao: 9°C, Windy")."""
+    line = result.strip().splitlines()[0][:KEPT_CHARS] if result.strip() else ""
+    if "=" in line:
+        return line.rsplit("=", 1)[1].strip()
+    said = [str(v) for v in params.values() if isinstance(v, str) and v.strip() and v.casefold() not in line.casefold()]
+    return " ".join([*said, line]).strip()
+
+
+# an item of a listing: "#7 renew passport", "持ち物リスト.md (0.6 KB)", "1. Python Releases (https://…)"
+_ITEM = re.compile(r"^\s*(?:#(?P<id>\d+)[:.]?\s+|\d+[.)]\s+|[-*•]\s+)?(?P<name>.+?)\s*(?:\((?P<aside>[^()]*)\))?\s*$")
+_URL = re.compile(r"https?://[^\s<>\"'）)\]]+")
+_LATIN = re.compile(r"[A-Za-z][\w.-]{3,}")
+_KANA = re.compile(r"[\u3040-\u309f]")
+_PATH_KEYS = ("path", "folder", "directory", "dir")
+
+
+def listed_item(text: str, context: Context) -> str | None:
+    """What names the one item of the previous exchange's listing that ``text`` speaks of by its words
+    ("delete the passport one" after "#4 call mom / #7 renew passport": ``#7``; "持ち物リストを開いて"
+    after a folder's listing: that file's path; a search result: its address). None when the results
+    list nothing, the words fit no item or more than one, or the item has no address, number or path
+    ("and Bern?" asks the question again of something new: no item either)."""
+    if marked_follow_up(text):
+        return None
+    found: list[str] = []
+    for call in (c for c in context.exchanges[-1].calls if c.ok and c.result):
+        lines = [line for line in call.result.splitlines() if line.strip() and not line.rstrip().endswith(":")]
+        if len(lines) < 2:
+            continue  # one line is a result, not a listing
+        folder = next((str(v) for k, v in call.params.items() if k.casefold() in _PATH_KEYS and isinstance(v, str)), "")
+        for line in lines:
+            match = _ITEM.match(line)
+            if match is None or not _spoken_of(match.group("name"), text):
+                continue
+            link = _URL.search(line)
+            if link:
+                found.append(link.group(0).rstrip(".,;:"))
+            elif match.group("id"):
+                found.append(f"#{match.group('id')}")
+            elif folder:
+                found.append(f"{folder.rstrip('/')}/{match.group('name').rstrip('/')}")
+    return found[0] if len(found) == 1 else None
+
+
+def _spoken_of(name: str, text: str) -> bool:
+    """Whether ``text`` says a word of an item's ``name``: a Latin word of four letters or more, or two
+    characters of Chinese or Japanese script that are not both kana ("牛乳" of "牛乳を買う")."""
+    folded = text.casefold()
+    if any(re.search(rf"(?<![\w]){re.escape(word.casefold())}(?![\w])", folded) for word in _LATIN.findall(name)
+           if not word.replace(".", "").isdigit()):
+        return True
+    pairs = {name[i:i + 2] for i in range(len(name) - 1)}
+    return any(_CJK.fullmatch(p[0]) and _CJK.fullmatch(p[1]) and not _KANA.search(p) and p in text for p in pairs)
+
+
+# "there", "over there", "那边", "向こう": the place the previous exchange asked about
+_THERE_EN = re.compile(r"(?<!is )(?<!are )(?<!was )(?<!were )\b(?:(?:over|out|up|down|back) )?there\b(?!'s| is| are| was| were)|\bthat (?:city|place|town)\b",
+                       re.IGNORECASE)
+_THERE_CJK = re.compile(r"那边|那里|那儿|当地|向こう|そこ|現地|あっち|あちら")
+
+
+def previous_place(context: Context, manifests: list["ToolManifest"]) -> str:
+    """The place the previous exchange's first call that takes one was made for; "" when none did."""
+    for call in context.exchanges[-1].calls:
+        manifest = next((m for m in manifests if m.name == call.tool), None)
+        for key, value in call.params.items():
+            if manifest is not None and isinstance(value, str) and value.strip() and takes_place(manifest, key):
+                return value.strip()
+    return ""
+
+
+def _there_replaced(text: str, place: str) -> str:
+    """``text`` with its "there" the place itself ("what time is it over there?": "what time is it in
+    Berlin?", "那边现在几点了？": "首尔现在几点了？"); as it is when it says no "there"."""
+    text = _THERE_EN.sub(lambda m: place if m.group(0).casefold().startswith("that") else f"in {place}", text, count=1)
+    return _THERE_CJK.sub(place, text, count=1)

@@ -1,0 +1,180 @@
+"""A follow-up written as a request of its own before it is decided (agent.router.followups): a unit
+asked for after a quantity, "save that", "there", "the first link", an arithmetic operation on the last
+result, and thanks or a change of subject before a request. Decided by a stand-in router that decides
+by rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.router.context import Call, Context, Exchange
+from agent.router.followups import restated, saved_request, unopened
+from agent.router.prompt import Decision
+from agent.router.requests import decide_requests
+from agent.toolkit.base import ToolManifest
+from tests.helpers.rules import RuleRouter
+
+WEATHER = ToolManifest("weather", "Current weather for a city", {"city": "City name"}, required=["city"])
+TIME = ToolManifest("current_time", "Current time in a place",
+                    {"timezone": "City, country or IANA time zone; leave empty for local time"})
+CALC = ToolManifest("calculator", "Evaluate an arithmetic expression", {"expression": "The expression"}, required=["expression"])
+NOTES = ToolManifest("notes", "Keep notes", {"action": "add, list, search or delete", "text": "The note's text"})
+LIST = ToolManifest("file_list", "List a folder", {"path": "Folder path"}, required=["path"])
+TOOLS = [WEATHER, TIME, CALC, NOTES, LIST]
+
+
+def after(message: str, tool: str, params: dict, result: str) -> Context:
+    return Context([Exchange(message, [Call(tool, params, result, True)])])
+
+
+BERLIN = after("Is it raining in Berlin?", "weather", {"city": "Berlin"}, "Berlin: 4°C (feels like 1°C), Drizzle, wind 14 km/h")
+SEOUL = after("首尔冷不冷", "weather", {"city": "首尔"}, "首尔: 2°C (feels like -2°C), Clear, wind 12 km/h")
+MILE = after("1マイルって何メートル？", "unit_convert", {"value": 1, "from_unit": "mi", "to_unit": "m"}, "1 mi = 1609.34 m")
+RENT = after("rent is 1250, we're 4 flatmates, how much each?", "calculator", {"expression": "1250/4"}, "1250/4 = 312.5")
+MEETING = Context([Exchange("提醒我明天跟王经理开会的事：上午十点，会议室B")])  # the assistant asked whether to save it
+
+
+@pytest.mark.parametrize("text,context,language,written,whole", [
+    ("ugh. what time is it over there?", BERLIN, "en", "ugh. what time is it in Berlin?", False),
+    ("is it windy in that city?", BERLIN, "en", "is it windy in Berlin?", False),
+    ("那边现在几点了？", SEOUL, "zh", "首尔现在几点了？", False),
+    ("フィートだと？", MILE, "ja", "1 mi を ft に換算して", True),
+    ("now in Fahrenheit", BERLIN, "en", "convert 4 °C to °F", True),
+    ("save that in my notes so I don't forget", RENT, "en", "save 312.5 in my notes so I don't forget", True),
+    ("remember that number", RENT, "en", "remember 312.5", True),
+    ("嗯，记下来", MEETING, "zh", "嗯，记下来：提醒我明天跟王经理开会的事：上午十点，会议室B", True),
+    ("把这个记到笔记里", SEOUL, "zh", "把「首尔: 2°C (feels like -2°C), Clear, wind 12 km/h」记到笔记里", True),
+    ("now split that between 8 people", RENT, "en", "312.5/8", True),
+])
+def test_a_follow_up_is_written_out_with_what_it_refers_to(text, context, language, written, whole):
+    said = restated(text, context, TOOLS, language)
+    assert (said.text, said.whole) == (written, whole)
+
+
+@pytest.mark.parametrize("text,context", [
+    ("is there any rain in Berlin tomorrow?", BERLIN),  # names a place of its own
+    ("is there a good museum?", BERLIN),  # "is there" asks whether something exists
+    ("what time is it in Tokyo?", BERLIN),
+    ("convert 3 miles to km", BERLIN),  # a number of its own: nothing of the result to convert
+    ("save 'buy milk' as a note", RENT),  # says what to save
+    ("thanks!", RENT),
+])
+def test_a_message_that_names_its_own_values_is_left_as_it_is(text, context):
+    assert restated(text, context, TOOLS, "en").text == text
+
+
+def test_save_that_keeps_the_calls_value_a_result_in_another_script_does_not_hold():
+    qingdao = after("青岛天气", "weather", {"city": "青岛"}, "Qingdao: 9°C, Windy")
+    assert saved_request("把这个记到笔记里", qingdao) == "把「青岛 Qingdao: 9°C, Windy」记到笔记里"
+    # a call that failed leaves nothing to save
+    failed = Context([Exchange("weather in Atlantis", [Call("weather", {"city": "Atlantis"}, "unknown city", False)])])
+    assert saved_request("save that", failed) is None
+
+
+@pytest.mark.parametrize("text,rest", [
+    ("ありがとう。ところでバンコクの天気ってどう？", "バンコクの天気ってどう？"),
+    ("話変わるけど、5ガロンって何リットル？", "5ガロンって何リットル？"),
+    ("thx. how many liters are 3 gallons?", "how many liters are 3 gallons?"),
+    ("btw what's 17*23", "what's 17*23"),
+    ("いいなあ。向こうって今何時？", "向こうって今何時？"),
+    ("谢谢！对了，悉尼现在几点？", "悉尼现在几点？"),
+    ("thanks!", "thanks!"),  # nothing after the thanks
+    ("thanks, that was super helpful", "thanks, that was super helpful"),  # thanks, asking nothing
+    ("好冷啊", "好冷啊"),  # "好" alone opens nothing
+    ("perfect weather in Paris?", "perfect weather in Paris?"),  # no comma: a word of the request
+])
+def test_thanks_or_a_change_of_subject_before_a_request_is_left_out(text, rest):
+    assert unopened(text) == rest
+
+
+def test_a_follow_up_that_says_there_is_decided_with_the_place_and_a_save_as_one_request():
+    def rules(text, context):
+        if "Berlin" in text and "time" in text:
+            return Decision("current_time", {"timezone": "Berlin"})
+        if "记下来：" in text:
+            return Decision("notes", {"action": "add", "text": text.split("：", 1)[1]})
+        if "，" in text or "：" in text:
+            return Decision("notes", {"action": "add", "text": "a part"})  # what a part alone would give
+        return Decision(None)  # the message alone names no place: nothing to call
+
+    router = RuleRouter(rules)
+    decisions = decide_requests(router, None, TOOLS, "what time is it over there?", "en", BERLIN)
+    assert [(d.tool, d.params) for d in decisions] == [("current_time", {"timezone": "Berlin"})]
+    decisions = decide_requests(router, None, TOOLS, "嗯，记下来", "zh", MEETING)
+    assert [(d.tool, d.params) for d in decisions] == [("notes", {"action": "add", "text": "提醒我明天跟王经理开会的事：上午十点，会议室B"})]
+    assert [text for text, _ in router.asked[1:]] == ["嗯，记下来：提醒我明天跟王经理开会的事：上午十点，会议室B"]  # whole, not in parts
+
+
+NOTES_LISTED = after("show me my notes", "notes", {"action": "list"}, "3 notes:\n#4 call mom\n#7 renew passport\n#9 buy printer ink")
+FOLDER = after("~/Documents/旅行 に何がある？", "file_list", {"path": "~/Documents/旅行"},
+               "~/Documents/旅行 (3 entries):\n京都プラン.txt (2.0 KB)\n持ち物リスト.md (0.6 KB)\n領収書.pdf (88.1 KB)")
+FOUND = after("search python releases", "web_search", {"query": "python releases"},
+              "1. Python Releases - python.org (https://www.python.org/downloads/)\n2. What's New - docs (https://docs.python.org/3/whatsnew/)")
+
+
+@pytest.mark.parametrize("text,context,item", [
+    ("I renewed it yesterday, delete the passport one", NOTES_LISTED, "#7"),
+    ("持ち物リストを開いて", FOLDER, "~/Documents/旅行/持ち物リスト.md"),
+    ("open the what's new one", FOUND, "https://docs.python.org/3/whatsnew/"),
+    ("open the python one", FOUND, "https://www.python.org/downloads/"),
+    ("delete the note", NOTES_LISTED, None),  # names no item
+    ("delete the call one", after("notes", "notes", {"action": "list"}, "#4 call mom\n#5 call the dentist"), None),  # fits both
+    ("and Passport?", NOTES_LISTED, None),  # asks the question again of something new
+    ("delete the passport one", after("x", "weather", {"city": "Passport"}, "Passport: 4°C"), None),  # one line lists nothing
+])
+def test_an_item_of_a_listing_is_named_by_its_number_path_or_address(text, context, item):
+    from agent.router.followups import listed_item
+
+    assert listed_item(text, context) == item
+
+
+SUM = after("3800加2650加1270是多少", "calculator", {"expression": "3800+2650+1270"}, "3800+2650+1270 = 7720")
+
+
+@pytest.mark.parametrize("text,written", [
+    ("add 8% sales tax to that", "7720*(1+8/100)"),
+    ("plus a 15% tip", "7720*(1+15/100)"),
+    ("take 20% off", "7720*(1-20/100)"),
+    ("now split that between 8 people", "7720/8"),
+    ("打个八五折是多少", "7720*0.85"),
+    ("打8折", "7720*0.8"),
+    ("それを3人で割ると？", "7720/3"),
+    ("4人で分けると？", "7720/4"),
+])
+def test_an_operation_said_in_words_works_on_the_last_result(text, written):
+    assert restated(text, SUM, TOOLS).text == written
+
+
+F_TO_C = after("convert 72 F to celsius", "unit_convert", {"value": 72, "from_unit": "°F", "to_unit": "°C"}, "72 °F = 22.2222 °C")
+ROOT = after("256の平方根は？", "calculator", {"expression": "sqrt(256)"}, "sqrt(256) = 16.0")
+SHARE = after("240 的 15% 是多少", "calculator", {"expression": "240*0.15"}, "240*0.15 = 36")
+
+
+@pytest.mark.parametrize("text,context,params", [
+    ("now 90", F_TO_C, {"value": 90, "from_unit": "°F", "to_unit": "°C"}),
+    ("じゃあ 50 は？", F_TO_C, {"value": 50, "from_unit": "°F", "to_unit": "°C"}),
+    ("80 だったら？", F_TO_C, {"value": 80, "from_unit": "°F", "to_unit": "°C"}),
+    ("那９０呢", F_TO_C, {"value": 90, "from_unit": "°F", "to_unit": "°C"}),
+    ("324だと？", ROOT, {"expression": "sqrt(324)"}),
+    ("and 90 km?", F_TO_C, None),  # says more than a number
+    ("what is 90", F_TO_C, None),
+    ("那 20 呢", SHARE, None),  # two numbers in the expression: which one is meant is for the model
+    ("now 90", BERLIN, None),  # the weather has no number to replace
+])
+def test_a_follow_up_that_is_only_a_number_is_the_previous_call_with_it(text, context, params):
+    from agent.router.followups import renumbered
+
+    tools = [*TOOLS, ToolManifest("unit_convert", "Convert units", {"value": "Number", "from_unit": "Unit", "to_unit": "Unit"})]
+    again = renumbered(text, context, tools)
+    assert (again.params if again else None) == params
+    assert again is None or again.tool == context.exchanges[-1].calls[-1].tool
+
+
+@pytest.mark.parametrize("text,marked", [
+    ("南京也查一下", True), ("厦门咧", True), ("ダウンロードフォルダも同じように", True), ("Lyon too?", True),
+    ("and Paris as well", True), ("me too", False), ("I like it too", False), ("东京的天气呢", False),
+])
+def test_more_ways_of_asking_the_same_of_something_else(text, marked):
+    from agent.router.references import marked_follow_up
+
+    assert marked_follow_up(text) is marked
