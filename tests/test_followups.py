@@ -178,3 +178,60 @@ def test_more_ways_of_asking_the_same_of_something_else(text, marked):
     from agent.router.references import marked_follow_up
 
     assert marked_follow_up(text) is marked
+
+
+def two_temperatures(a: str, b: str) -> Context:
+    return Context([Exchange("m", [Call("weather", {"city": "A"}, f"A: {a}°C (feels like 1°C), wind 5 km/h", True),
+                                   Call("weather", {"city": "B"}, f"B: {b}°C, wind 3 km/h", True)])])
+
+
+@pytest.mark.parametrize("text,a,b,asked", [
+    ("Check the weather in Athens and in Rome, then tell me the temperature difference", "19", "14", "19-14"),
+    ("how much warmer is it in Bangkok than in Helsinki?", "-5", "31", "31-(-5)"),
+    ("大连和厦门现在温差多少度？", "1", "21", "21-1"),
+    ("旭川と鹿児島の気温差を計算して", "-5", "15", "15-(-5)"),
+    ("the weather in Athens and in Rome", "19", "14", None),  # asks for no difference
+])
+def test_how_far_apart_two_results_are_is_their_subtraction(text, a, b, asked):
+    from agent.router.followups import difference_request
+
+    assert difference_request(text, two_temperatures(a, b)) == asked
+
+
+def test_a_difference_of_results_in_two_units_is_not_made():
+    from agent.router.followups import difference_request
+
+    mixed = Context([Exchange("m", [Call("weather", {"city": "A"}, "A: 19°C", True), Call("weather", {"city": "B"}, "B: 60°F", True)])])
+    assert difference_request("what's the temperature difference?", mixed) is None
+
+
+@pytest.mark.parametrize("text,result,language,asked", [
+    ("每袋大米 2.5 公斤，买了 6 袋，一共多少磅？", "2.5*6 = 15", "zh", "把 15 kg 换算成 lb"),
+    ("2リットルのペットボトルを6本買ったんだけど、合計何ガロン？", "2*6 = 12", "ja", "12 L を gal に換算して"),
+    ("I ran 4 laps of 2.5 miles each, total in km please", "4*2.5 = 10", "en", "convert 10 mi to km"),
+    ("what is 4 times 2.5?", "4*2.5 = 10", "en", None),  # asks for no unit
+])
+def test_a_bare_figure_converts_in_the_unit_the_message_gives_its_numbers_in(text, result, language, asked):
+    from agent.router.followups import converted_request
+
+    assert converted_request(text, after(text, "calculator", {"expression": "x"}, result), language) == asked
+
+
+def test_the_difference_of_two_results_is_a_second_step():
+    from agent.router.requests import decide_next_step
+
+    def rules(text, context):
+        if text == "21-1":
+            return Decision("calculator", {"expression": "21-1"})
+        if "大连" in text and "厦门" not in text:
+            return Decision("weather", {"city": "大连"})
+        if "厦门" in text and "大连" not in text:
+            return Decision("weather", {"city": "厦门"})
+        return Decision("weather", {"city": "大连"})
+
+    message = "大连和厦门现在温差多少度？"
+    decisions = decide_requests(RuleRouter(rules), None, TOOLS, message, "zh", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("weather", {"city": "大连"}), ("weather", {"city": "厦门"})]
+    assert decisions[0].follows
+    step = decide_next_step(RuleRouter(rules), None, TOOLS, message, "zh", two_temperatures("1", "21"))
+    assert step is not None and (step.tool, step.params) == ("calculator", {"expression": "21-1"})

@@ -22,6 +22,7 @@ A message that opens with thanks or a change of subject ("ありがとう。と�
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -137,11 +138,13 @@ _CONVERT = {"en": "convert {n} {unit} to {target}", "zh": "把 {n} {unit} 换算
 def converted_request(text: str, context: Context, language: str = "en") -> str | None:
     """A request to convert the first quantity of the last exchange's results into the unit ``text`` asks
     for, when the results state it in another unit of the same kind ("how warm is it in Lima in Fahrenheit"
-    after "Lima: 18°C": "convert 18 °C to °F"); None when the message asks for no unit, or the
-    results hold none to convert (already in it, or of another kind)."""
+    after "Lima: 18°C": "convert 18 °C to °F"), or to convert a bare figure of them in the unit the
+    message gives its numbers in ("每袋大米 2.5 公斤，买了 6 袋，一共多少磅？" after ``2.5*6 = 15``: "把 15 kg 换算成
+    lb"); None when the message asks for no unit, or the results hold nothing to convert."""
     if not context:
         return None
     results = " ".join(call.result for call in context.exchanges[-1].calls if call.ok)
+    write = _CONVERT.get(language, _CONVERT["en"])
     for symbol in UNIT.in_order(text):
         target = find_unit(symbol)
         if target is None or symbol in {UNIT.normal(m.group(2)) for m in _QUANTITY.finditer(results)}:
@@ -149,8 +152,62 @@ def converted_request(text: str, context: Context, language: str = "en") -> str 
         for match in _QUANTITY.finditer(results):
             unit = find_unit(match.group(2))
             if unit is not None and unit.dimension == target.dimension and unit.symbol != target.symbol:
-                return _CONVERT.get(language, _CONVERT["en"]).format(n=match.group(1), unit=unit.symbol, target=target.symbol)
+                return write.format(n=match.group(1), unit=unit.symbol, target=target.symbol)
+    figure = _FIGURE.search(results)
+    given, asked = _units_said(f"{context.exchanges[-1].message}\n{text}")
+    for symbol in asked:
+        target = find_unit(symbol)
+        unit = next((find_unit(g) for g in given if target and (u := find_unit(g)) and u.dimension == target.dimension
+                     and u.symbol != target.symbol), None)
+        if figure and target and unit:
+            return write.format(n=figure.group(1), unit=unit.symbol, target=target.symbol)
     return None
+
+
+#: a result's figure with no unit after it: "2.5*6 = 15"
+_FIGURE = re.compile(r"=\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+def _units_said(text: str) -> tuple[list[str], list[str]]:
+    """The units ``text`` gives a number in ("2.5 公斤", "400 m") and those it asks for (no number
+    before them: "多少磅", "in km"), as symbols, in the order it says them."""
+    folded = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
+    given: list[str] = []
+    asked: list[str] = []
+    for match in UNIT.finder().finditer(folded):  # type: ignore[misc]
+        symbol = UNIT.normal(match.group(0))
+        if symbol:
+            (given if re.search(r"\d\s*$", folded[:match.start()]) else asked).append(symbol)
+    return list(dict.fromkeys(given)), [a for a in dict.fromkeys(asked) if a not in given]
+
+
+# "the temperature difference", "how much warmer", "温差多少", "气温差", "比…高多少", "気温差", "より何度高い"
+_DIFFERENCE = re.compile(
+    r"\bdifferences?\b|\bhow much (?:warmer|colder|hotter|cooler|higher|lower|more|less|bigger|smaller)\b"
+    r"|\b(?:warmer|colder|hotter|cooler|higher|lower) than\b"
+    r"|温差|差多少|相差|差几|差距|比.{1,12}?(?:高|低|热|冷|暖|多|少)(?:多少|几)"
+    r"|気温差|温度差|[のの]差|差は|差を|差って|より.{0,8}?(?:何度|どれくらい|どのくらい|いくら)",
+    re.IGNORECASE,
+)
+
+
+def compares(text: str) -> bool:
+    """Whether ``text`` asks how far apart two results are ("how much warmer is Bangkok than Helsinki")."""
+    return bool(_DIFFERENCE.search(text))
+
+
+def difference_request(text: str, context: Context) -> str | None:
+    """The subtraction ``text`` asks for between the last exchange's results, when it asks how far
+    apart they are and two or more calls each state a quantity in the same unit: the larger minus the
+    smaller ("温差多少" after 大连 1°C and 厦门 21°C: ``21-1``); None otherwise."""
+    if not context or not compares(text):
+        return None
+    firsts = [_QUANTITY.search(call.result) for call in context.exchanges[-1].calls if call.ok]
+    found = [(float(m.group(1)), m.group(1), UNIT.normal(m.group(2))) for m in firsts if m]
+    if len(found) < 2 or len({unit for _, _, unit in found}) != 1:
+        return None
+    high, low = max(found)[1], min(found)[1]
+    return f"{high}-({low})" if low.startswith("-") else f"{high}-{low}"
 
 
 # "save that", "note it down", "记下来", "存一下", "保存しといて", "メモしておいて": a request to keep

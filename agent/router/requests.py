@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent.router.candidates import CJK
 from agent.router.context import Call, Context, Exchange
-from agent.router.followups import converted_request, renumbered, restated
+from agent.router.followups import compares, converted_request, difference_request, renumbered, restated
 from agent.router.forms import UNIT, place_names, takes_place, value_form
 from agent.router.prompt import Decision, value_schema
 from agent.router.references import (
@@ -93,9 +93,10 @@ def decide_requests(
     whole = router.decide(provider, manifests, text, language, context)
     margin = getattr(getattr(router, "options", None), "chain_margin", 3.0)
     decisions = _requests(router, provider, manifests, text, language, context, whole, parted=not said.whole)
-    # a further call may follow this turn's results: a part works on them, or the whole message's
-    # decision had another tool close behind ("… then tell me the difference" after two calls)
-    decisions[0].follows = bool(decisions[0].then) or may_chain(whole, margin) or _other_unit(text, decisions)
+    # a further call may follow this turn's results: a part works on them, the whole message's decision
+    # had another tool close behind, it asks for a unit no call holds, or how far apart two calls' results are
+    decisions[0].follows = bool(decisions[0].then) or may_chain(whole, margin) or _other_unit(text, decisions) \
+        or compares(text) and sum(1 for d in decisions if d.tool) >= 2
     return decisions
 
 
@@ -335,9 +336,12 @@ def decide_next_step(
         if decision.tool is not None and not decision.error and _key(decision.tool, decision.params) not in made \
                 and (_from_result(decision, results, part) or number and any(number in str(v) for v in decision.params.values())):
             return decision
-    conversion = converted_request(text, context, language)
-    if conversion is not None:  # "in Fahrenheit" after 18°C: the result converted, as a request of its own
-        decision = router.decide(provider, manifests, conversion, language, context)
+    # "the temperature difference" after two temperatures: their subtraction; "in Fahrenheit" after 18°C:
+    # the result converted; each decided as a request of its own
+    for request in (difference_request(text, context), converted_request(text, context, language)):
+        if request is None:
+            continue
+        decision = router.decide(provider, manifests, request, language, context)
         if decision.tool is not None and not decision.error and _key(decision.tool, decision.params) not in made \
                 and _from_result(decision, results, text):
             return decision
