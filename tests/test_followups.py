@@ -233,5 +233,7 @@ def test_the_difference_of_two_results_is_a_second_step():
     decisions = decide_requests(RuleRouter(rules), None, TOOLS, message, "zh", Context())
     assert [(d.tool, d.params) for d in decisions] == [("weather", {"city": "大连"}), ("weather", {"city": "厦门"})]
     assert decisions[0].follows
-    step = decide_next_step(RuleRouter(rules), None, TOOLS, message, "zh", two_temperatures("1", "21"))
+    router = RuleRouter(rules)
+    step = decide_next_step(router, None, TOOLS, message, "zh", two_temperatures("1", "21"))
     assert step is not None and (step.tool, step.params) == ("calculator", {"expression": "21-1"})
+    assert [context for text, context in router.asked if text == "21-1"] == [Context()]  # a request of its own

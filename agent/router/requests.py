@@ -337,11 +337,12 @@ def decide_next_step(
                 and (_from_result(decision, results, part) or number and any(number in str(v) for v in decision.params.values())):
             return decision
     # "the temperature difference" after two temperatures: their subtraction; "in Fahrenheit" after 18°C:
-    # the result converted; each decided as a request of its own
+    # the result converted; each decided as a request of its own, which holds all it needs (with the turn
+    # read too, its tools would weigh more for a short message: "19-14" would be the weather again)
     for request in (difference_request(text, context), converted_request(text, context, language)):
         if request is None:
             continue
-        decision = router.decide(provider, manifests, request, language, context)
+        decision = router.decide(provider, manifests, request, language, Context())
         if decision.tool is not None and not decision.error and _key(decision.tool, decision.params) not in made \
                 and _from_result(decision, results, text):
             return decision
