@@ -185,17 +185,17 @@ def two_temperatures(a: str, b: str) -> Context:
                                    Call("weather", {"city": "B"}, f"B: {b}°C, wind 3 km/h", True)])])
 
 
-@pytest.mark.parametrize("text,a,b,asked", [
-    ("Check the weather in Athens and in Rome, then tell me the temperature difference", "19", "14", "19-14"),
-    ("how much warmer is it in Bangkok than in Helsinki?", "-5", "31", "31-(-5)"),
-    ("大连和厦门现在温差多少度？", "1", "21", "21-1"),
-    ("旭川と鹿児島の気温差を計算して", "-5", "15", "15-(-5)"),
-    ("the weather in Athens and in Rome", "19", "14", None),  # asks for no difference
+@pytest.mark.parametrize("text,language,a,b,asked", [
+    ("Check the weather in Athens and in Rome, then tell me the temperature difference", "en", "19", "14", "calculate 19-14"),
+    ("how much warmer is it in Bangkok than in Helsinki?", "en", "-5", "31", "calculate 31+5"),
+    ("大连和厦门现在温差多少度？", "zh", "1", "21", "计算 21-1"),
+    ("旭川と鹿児島の気温差を計算して", "ja", "-5", "15", "15+5 を計算して"),
+    ("the weather in Athens and in Rome", "en", "19", "14", None),  # asks for no difference
 ])
-def test_how_far_apart_two_results_are_is_their_subtraction(text, a, b, asked):
+def test_how_far_apart_two_results_are_is_their_subtraction(text, language, a, b, asked):
     from agent.router.followups import difference_request
 
-    assert difference_request(text, two_temperatures(a, b)) == asked
+    assert difference_request(text, two_temperatures(a, b), language) == asked
 
 
 def test_a_difference_of_results_in_two_units_is_not_made():
@@ -221,7 +221,7 @@ def test_the_difference_of_two_results_is_a_second_step():
     from agent.router.requests import decide_next_step
 
     def rules(text, context):
-        if text == "21-1":
+        if text == "计算 21-1":
             return Decision("calculator", {"expression": "21-1"})
         if "大连" in text and "厦门" not in text:
             return Decision("weather", {"city": "大连"})
@@ -236,4 +236,4 @@ def test_the_difference_of_two_results_is_a_second_step():
     router = RuleRouter(rules)
     step = decide_next_step(router, None, TOOLS, message, "zh", two_temperatures("1", "21"))
     assert step is not None and (step.tool, step.params) == ("calculator", {"expression": "21-1"})
-    assert [context for text, context in router.asked if text == "21-1"] == [Context()]  # a request of its own
+    assert [context for text, context in router.asked if text == "计算 21-1"] == [Context()]  # a request of its own

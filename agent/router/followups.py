@@ -196,10 +196,14 @@ def compares(text: str) -> bool:
     return bool(_DIFFERENCE.search(text))
 
 
-def difference_request(text: str, context: Context) -> str | None:
-    """The subtraction ``text`` asks for between the last exchange's results, when it asks how far
-    apart they are and two or more calls each state a quantity in the same unit: the larger minus the
-    smaller ("温差多少" after 大连 1°C and 厦门 21°C: ``21-1``); None otherwise."""
+_CALCULATE = {"en": "calculate {e}", "zh": "计算 {e}", "ja": "{e} を計算して"}
+
+
+def difference_request(text: str, context: Context, language: str = "en") -> str | None:
+    """The request to subtract that ``text`` asks for between the last exchange's results, when it asks
+    how far apart they are and two or more calls each state a quantity in the same unit: the larger
+    minus the smaller ("温差多少" after 大连 1°C and 厦门 21°C: "计算 21-1"; a bare "21-1" is no request
+    the model takes for one); None otherwise."""
     if not context or not compares(text):
         return None
     firsts = [_QUANTITY.search(call.result) for call in context.exchanges[-1].calls if call.ok]
@@ -207,7 +211,8 @@ def difference_request(text: str, context: Context) -> str | None:
     if len(found) < 2 or len({unit for _, _, unit in found}) != 1:
         return None
     high, low = max(found)[1], min(found)[1]
-    return f"{high}-({low})" if low.startswith("-") else f"{high}-{low}"
+    expression = f"{high}+{low[1:]}" if low.startswith("-") else f"{high}-{low}"  # 15-(-5) as 15+5
+    return _CALCULATE.get(language, _CALCULATE["en"]).format(e=expression)
 
 
 # "save that", "note it down", "记下来", "存一下", "保存しといて", "メモしておいて": a request to keep

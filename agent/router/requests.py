@@ -339,7 +339,7 @@ def decide_next_step(
     # "the temperature difference" after two temperatures: their subtraction; "in Fahrenheit" after 18°C:
     # the result converted; each decided as a request of its own, which holds all it needs (with the turn
     # read too, its tools would weigh more for a short message: "19-14" would be the weather again)
-    for request in (difference_request(text, context), converted_request(text, context, language)):
+    for request in (difference_request(text, context, language), converted_request(text, context, language)):
         if request is None:
             continue
         decision = router.decide(provider, manifests, request, language, Context())
