@@ -170,6 +170,16 @@ def test_a_follow_up_that_is_only_a_number_is_the_previous_call_with_it(text, co
     assert again is None or again.tool == context.exchanges[-1].calls[-1].tool
 
 
+def test_a_bare_number_never_repeats_a_call_that_writes():
+    from agent.router.followups import renumbered
+
+    deleting = ToolManifest("notes", "Keep notes", {"action": "add, list or delete", "id": "The note's number"}, risk="write")
+    deleted = after("delete note 7", "notes", {"action": "delete", "id": 7}, "deleted note #7")
+    assert renumbered("and 9?", deleted, [deleting]) is None
+    reading = ToolManifest("notes", "Keep notes", {"action": "add, list or delete", "id": "The note's number"}, risk="read")
+    assert renumbered("and 9?", deleted, [reading]).params == {"action": "delete", "id": 9}  # the guard is the risk
+
+
 @pytest.mark.parametrize("text,marked", [
     ("南京也查一下", True), ("厦门咧", True), ("ダウンロードフォルダも同じように", True), ("Lyon too?", True),
     ("and Paris as well", True), ("me too", False), ("I like it too", False), ("东京的天气呢", False),

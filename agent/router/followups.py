@@ -111,11 +111,13 @@ _ONE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 def renumbered(text: str, context: Context, manifests: list["ToolManifest"]) -> Decision | None:
     """The previous exchange's call again with the number ``text`` gives in place of its one number,
     when ``text`` is only that number ("now 90" after converting 72 °F: 90 °F; "324だと？" after
-    ``sqrt(256)``: ``sqrt(324)``); None when it says more, or the call has no one number to replace."""
+    ``sqrt(256)``: ``sqrt(324)``); None when it says more, the call has no one number to replace, or it
+    would do more than read (a note deleted by its number is decided by the model, with the approval it needs)."""
     match = _ANOTHER_NUMBER.match(text.translate(_WIDE)) if context else None
     calls = [call for call in context.exchanges[-1].calls if call.ok] if match else []
-    if not calls or not any(m.name == calls[-1].tool for m in manifests):
-        return None
+    manifest = next((m for m in manifests if calls and m.name == calls[-1].tool), None)
+    if manifest is None or manifest.risk_of(calls[-1].params) != "read":
+        return None  # a call that writes, sends or runs something is the model's decision, never a bare number's
     number = next(group for group in match.groups() if group)
     call = calls[-1]
     numeric = [key for key, value in call.params.items()
