@@ -247,3 +247,145 @@ def test_the_difference_of_two_results_is_a_second_step():
     step = decide_next_step(router, None, TOOLS, message, "zh", two_temperatures("1", "21"))
     assert step is not None and (step.tool, step.params) == ("calculator", {"expression": "21-1"})
     assert [context for text, context in router.asked if text == "计算 21-1"] == [Context()]  # a request of its own
+
+
+@pytest.mark.parametrize("message,place,other", [
+    ("how much warmer is it in Bangkok than in Helsinki?", "Bangkok", "Helsinki"),
+    ("Is Oslo colder than Reykjavik right now?", "Oslo", "Reykjavik"),
+    ("How much colder is it in Oslo than in Rome?", "Rome", "Oslo"),  # the call took the second side
+    ("曼谷比哈尔滨热多少度？", "曼谷", "哈尔滨"),
+    ("今天上海比北京的气温高几度", "上海", "北京"),
+    ("バンコクはヘルシンキより何度暖かい？", "バンコク", "ヘルシンキ"),
+    ("東京より札幌はどのくらい寒い？", "札幌", "東京"),
+])
+def test_the_other_side_of_a_comparison_is_found(message, place, other):
+    from agent.router.followups import compared_other
+
+    assert compared_other(message, place) == other
+
+
+@pytest.mark.parametrize("message,value", [
+    ("what's the weather in Bangkok?", "Bangkok"),  # compares nothing
+    ("search laptops better than MacBook Air", "laptops better than MacBook Air"),  # the value is no side
+    ("Is it warmer in Paris than Rome?", "Berlin"),
+    ("", "Paris"),
+])
+def test_a_message_that_compares_nothing_of_the_value_has_no_other_side(message, value):
+    from agent.router.followups import compared_other
+
+    assert compared_other(message, value) is None
+
+
+def test_a_comparison_of_two_places_asks_the_same_call_of_both_and_then_their_difference():
+    def rules(text, context):
+        return Decision("weather", {"city": "曼谷"}) if "曼谷" in text else Decision(None)
+
+    decisions = decide_requests(RuleRouter(rules), None, TOOLS, "曼谷比哈尔滨热多少度？", "zh", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("weather", {"city": "曼谷"}), ("weather", {"city": "哈尔滨"})]
+    assert decisions[0].follows  # how far apart the two are: a calculation once both returned
+    # a yes-or-no comparison asks for both too, with nothing to work out after them
+    yes_no = decide_requests(RuleRouter(lambda text, context: Decision("weather", {"city": "Paris"})), None, TOOLS,
+                             "Is it warmer in Paris than Rome?", "en", Context())
+    assert [d.params for d in yes_no] == [{"city": "Paris"}, {"city": "Rome"}] and not yes_no[0].follows
+    # a call that takes no place is not asked again
+    calc = decide_requests(RuleRouter(lambda text, context: Decision("calculator", {"expression": "2**10"})), None, TOOLS,
+                           "is 2**10 bigger than Tokyo's population?", "en", Context())
+    assert [d.tool for d in calc] == ["calculator"]
+
+
+@pytest.mark.parametrize("message,language,items", [
+    ("添加两条笔记：买鸡蛋、给花浇水", "zh", ["买鸡蛋", "给花浇水"]),
+    ("add two notes: call mom, buy milk", "en", ["call mom", "buy milk"]),
+    ("add two notes: 'buy eggs' and 'water plants'", "en", ["buy eggs", "water plants"]),  # quoted
+    ("メモを3つ追加して：牛乳を買う、鍵を返す、花に水をやる", "ja", ["牛乳を買う", "鍵を返す", "花に水をやる"]),
+])
+def test_a_counted_list_after_a_colon_is_a_call_for_each_item(message, language, items):
+    def rules(text, context):  # the first part is a note with its item (and the count taken for an id); the rest vary
+        if items[0] in text and items[1] not in text:
+            return Decision("notes", {"action": "add", "text": items[0], "id": str(len(items))})
+        if text == message:
+            return Decision("notes", {"action": "add", "text": "、".join(items)})
+        return Decision("notes", {"action": "delete", "text": text}) if text == items[-1] else Decision(None)
+
+    decisions = decide_requests(RuleRouter(rules), None, TOOLS, message, language, Context())
+    assert [(d.tool, d.params) for d in decisions] == [("notes", {"action": "add", "text": item}) for item in items]
+
+
+@pytest.mark.parametrize("message", [
+    "add a note: call mom, buy milk",  # no count: one note holds the list as said
+    "add two notes: call mom, buy milk, water the plants",  # the count is not the list's
+])
+def test_a_list_without_its_count_stays_one_call(message):
+    whole = Decision("notes", {"action": "add", "text": message.split(": ")[1]})
+
+    def rules(text, context):
+        return whole if text == message else Decision("notes", {"action": "add", "text": text.split(": ")[-1]})
+
+    decisions = decide_requests(RuleRouter(rules), None, TOOLS, message, "en", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("notes", whole.params)]
+
+
+def test_the_whole_message_loses_a_value_it_took_from_another_parts_call():
+    def rules(text, context):
+        if text.startswith("~/code"):
+            return Decision("grep", {"pattern": "TODO", "path": "~/code"})
+        if text.startswith("2**20"):
+            return Decision("calculator", {"expression": "2**20"})
+        return Decision("grep", {"pattern": "2**20", "path": "~/code"})  # the whole: the calculation as the pattern
+
+    router = RuleRouter(rules)
+    decisions = decide_requests(router, None, TOOLS, "~/code で TODO を検索して、2の20乗も計算して", "ja", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("grep", {"pattern": "TODO", "path": "~/code"}),
+                                                       ("calculator", {"expression": "2**20"})]
+    assert router.asked[0][0] == "~/code で TODO を検索して、2**20も計算して"  # the power written as the model copies it
+
+
+@pytest.mark.parametrize("said,written", [
+    ("2の20乗っていくつ？", "2**20っていくつ？"),
+    ("2 的 20 次方等于多少", "2**20等于多少"),
+    ("What is 2 to the power of 16?", "What is 2**16?"),
+    ("3 raised to the 4th power", "3**4"),
+    ("1.5 raised to 2", "1.5**2"),
+    ("5 to the 3rd power", "5**3"),
+    ("take me from 2 to the 3rd floor", "take me from 2 to the 3rd floor"),  # no power
+    ("2乗数", "2乗数"),
+])
+def test_a_power_said_in_words_is_written_as_an_expression(said, written):
+    from agent.router.spoken import with_powers
+
+    assert with_powers(said) == written
+
+
+@pytest.mark.parametrize("message,rest", [
+    ("芝加哥的风速换成英里每小时是多少", "芝加哥的风速是多少"),
+    ("シカゴの風速をマイル毎時で教えてください", "シカゴの風速を教えてください"),
+    ("what is the wind speed in Chicago in mph?", "what is the wind speed in Chicago?"),
+    ("how warm is it in Lima in Fahrenheit today", "how warm is it in Lima today"),
+])
+def test_a_unit_asked_for_is_dropped_for_the_first_step(message, rest):
+    from agent.router.followups import unit_dropped
+
+    assert unit_dropped(message) == rest
+
+
+def test_a_number_to_convert_that_is_a_result_to_come_is_asked_for_first():
+    from agent.router.requests import _other_unit
+
+    convert = ToolManifest("unit_convert", "Convert", {"value": "Number", "from_unit": "Unit", "to_unit": "Unit"},
+                           parameter_types={"value": "number", "from_unit": "string", "to_unit": "string"},
+                           required=["value", "from_unit", "to_unit"])
+
+    def rules(text, context):
+        if text == "芝加哥的风速是多少":
+            return Decision("weather", {"city": "芝加哥"})
+        declined = Decision(None)
+        declined.declined, declined.missing = "unit_convert", "value"  # no number to convert in the message
+        return declined
+
+    message = "芝加哥的风速换成英里每小时是多少"
+    decisions = decide_requests(RuleRouter(rules), None, [*TOOLS, convert], message, "zh", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("weather", {"city": "芝加哥"})]
+    assert decisions[0].follows and _other_unit(message, decisions)  # the wind speed, converted once it is known
+    # a message that gives its number is declined as it was: nothing of it is a result to come
+    stated = decide_requests(RuleRouter(rules), None, [*TOOLS, convert], "把三十公里换成英里", "zh", Context())
+    assert [d.tool for d in stated] == [None] and stated[0].declined == "unit_convert"

@@ -81,6 +81,16 @@ def test_names_before_a_question_share_its_call():
     assert [d.params["timezone"] for d in decisions] == ["Tokyo", "London", "New York"]
 
 
+def test_names_before_a_question_that_states_no_place_are_each_asked_it():
+    # "今それぞれ何時？" is the time with its place left out: each name before it gets that call
+    def rules(text, context):
+        return Decision("current_time", {}) if "何時" in text else Decision(None)
+
+    decisions = decide_requests(RuleRouter(rules), None, TOOLS, "シドニーとサンパウロとカイロ、今それぞれ何時？", "ja", Context())
+    assert calls(decisions) == [("current_time", {"timezone": "シドニー"}), ("current_time", {"timezone": "サンパウロ"}),
+                                ("current_time", {"timezone": "カイロ"})]
+
+
 def test_a_bare_name_whose_neighbour_takes_no_place_is_decided_with_it():
     def rules(text, context):
         if "17*23" in text:
@@ -147,6 +157,27 @@ def test_there_in_a_later_part_is_the_place_of_the_part_before_it():
     assert calls(decisions) == [("weather", {"city": "Oslo"}), ("current_time", {"timezone": "Oslo"})]
 
 
+@pytest.mark.parametrize("written,place", [("local", "Reykjavik"), ("Reykjavik", "Reykjavik"), ("", "Reykjavik")])
+def test_a_word_of_the_part_written_for_there_is_the_place_of_the_part_before_it(written, place):
+    def rules(text, context):
+        if "weather" in text:
+            return Decision("weather", {"city": "Reykjavik"})
+        return Decision("current_time", {"timezone": written} if written else {})
+
+    message = "How's the weather in Reykjavik, and what's the local time there?"
+    decisions = decide_requests(RuleRouter(rules), None, TOOLS, message, "en", Context())
+    assert calls(decisions) == [("weather", {"city": "Reykjavik"}), ("current_time", {"timezone": place})]
+
+
+def test_a_unit_written_as_a_place_is_the_place_of_the_part_before_it():
+    def rules(text, context):  # "華氏で何度？" decided as the weather in 華氏
+        return Decision("weather", {"city": "ニューヨーク" if "ニューヨーク" in text else "華氏"})
+
+    decisions = decide_requests(RuleRouter(rules), None, TOOLS, "ニューヨークの今の気温、華氏で何度？", "ja", Context())
+    assert calls(decisions) == [("weather", {"city": "ニューヨーク"})]
+    assert decisions[0].follows  # Fahrenheit: the temperature converted once it is known
+
+
 def test_a_whole_message_copied_into_one_value_loses_to_the_parts_calls():
     def rules(text, context):
         if text.startswith("Search") and "list" in text:
@@ -183,7 +214,7 @@ def test_a_whole_message_call_that_takes_one_parts_number_for_anothers_request_l
 def test_one_call_of_one_tool_from_two_parts_still_wins():
     # the parts make calls of one tool only: the whole's call that takes values from both stands
     def rules(text, context):
-        if text == "square root of 1849 plus 2 to the power of 10, and 3":
+        if text == "square root of 1849 plus 2**10, and 3":  # decided with the power written as an expression
             return Decision("calculator", {"expression": "sqrt(1849)+2**10+3"})
         return Decision("calculator", {"expression": "".join(ch for ch in text if ch.isdigit()) or "0"})
 
@@ -241,6 +272,22 @@ def test_open_the_first_result_is_a_second_step_after_the_search():
 ])
 def test_a_copied_value_is_the_whole_word_it_was_cut_from(value, message, whole):
     assert whole_words(value, message) == whole
+
+
+@pytest.mark.parametrize("value,message,cut", [
+    ("4 * 2.5 * 2.5 * 2.5 * 2.5 * 2", "I ran 4 laps of 2.5 miles each, work out the total", "4 * 2.5"),
+    ("sqrt(1764)}}", "算一下 999/37，以及 sqrt(1764)", "sqrt(1764)"),
+    ("80*100000000000000000000000", "how many pounds is 80 kg", "80*10"),
+    ("30000", "3万円の20%オフ", "30000"),  # a number's zeros are no run
+    ("100000000", "1亿", "100000000"),
+    ("hahahaha", "reply hahahaha to him", "hahahaha"),  # the message says it
+    ("f(x))", "f(x))", "f(x))"),
+])
+def test_a_value_the_model_ran_on_in_is_cut_where_it_began_to(value, message, cut):
+    from agent.router.values import run_on_cut
+
+    assert run_on_cut(value, message) == cut
+    assert completed(CALC, "expression", value, message) == cut
 
 
 def test_a_place_the_model_could_not_copy_is_the_one_the_message_names():

@@ -134,3 +134,67 @@ def test_a_bare_number_the_message_says_neither_in_digits_nor_in_words_is_not_co
     assert unsaid_number("1", "一楼温度设到二十四度") and unsaid_number("2", "second floor, two rooms")
     assert not unsaid_number("09", "cheapest day to fly Boston to Denver in September 2027")  # "02" of 2027 is no copy
     assert not unsaid_number("2", "zone 2") and not unsaid_number("upstairs", "upstairs")
+
+
+CONVERT = ToolManifest("unit_convert", "Convert a quantity between units",
+                       {"value": "The number", "from_unit": "Unit it is in", "to_unit": "Unit wanted"},
+                       ["How many feet is 3 metres"], parameter_types={"value": "number", "from_unit": "string",
+                                                                        "to_unit": "string"},
+                       required=["value", "from_unit", "to_unit"])
+WEATHER = ToolManifest("weather", "Current weather for a city", {"city": "City name"}, ["Weather in Oslo"],
+                       parameter_types={"city": "string"}, required=["city"])
+
+
+def test_a_required_number_the_message_states_nowhere_moves_the_choice_to_a_close_tool_that_needs_none():
+    # "拉萨现在多少华氏度": the converter was chosen and wrote 30, a number of no message
+    provider = ScoringProvider({"unit_convert": 0.0, "weather": -2.0, "none": -9.0}, ["30", "拉萨"])
+    decision = Router(RouterOptions()).decide(provider, [CONVERT, WEATHER], "拉萨现在多少华氏度？", "zh")
+    assert (decision.tool, decision.params) == ("weather", {"city": "拉萨"})
+    # no close tool: declined for the missing number, not called with a made-up one
+    far = ScoringProvider({"unit_convert": 0.0, "weather": -6.0, "none": -9.0}, ["1234"])
+    decision = Router(RouterOptions()).decide(far, [CONVERT, WEATHER], "how many feet in a mile", "en")
+    assert (decision.tool, decision.declined, decision.missing) == (None, "unit_convert", "value")
+
+
+@pytest.mark.parametrize("message,values", [
+    ("把 30 度换成华氏", ["30", "度", "华氏"]),  # the message states its number
+    ("把三十度换成华氏", ["30", "度", "华氏"]),  # in words
+    ("how many feet in a mile", ["1", "mile", "foot"]),  # "a mile" is 1
+])
+def test_a_number_the_message_states_or_a_small_one_stays(message, values):
+    provider = ScoringProvider({"unit_convert": 0.0, "weather": -2.0, "none": -9.0}, values)
+    decision = Router(RouterOptions()).decide(provider, [CONVERT, WEATHER], message, "en")
+    assert decision.tool == "unit_convert" and decision.params["value"] == values[0]
+
+
+def test_a_made_up_number_is_one_of_two_or_more_digits_in_a_message_with_none():
+    from agent.router.values import numberless
+
+    assert numberless("100", "芝加哥的风速换成英里每小时是多少") and numberless("1234", "how many feet in a mile")
+    assert not numberless("1", "how many feet in a mile") and not numberless("0.5", "half a kilo in pounds")
+    assert not numberless("100", "convert 100 miles") and not numberless("12", "convert 3 miles")  # it states a number
+    assert not numberless("Oslo", "weather in Oslo")
+
+
+GREP = ToolManifest("grep", "Search the text files in the user's folders for lines containing a phrase",
+                    {"pattern": "What to look for", "path": "Folder to search"}, ["Find TODO in ~/code"],
+                    parameter_types={"pattern": "string", "path": "string"}, required=["pattern"])
+NOTES = ToolManifest("notes", "替用户记住事情并在之后查找：添加笔记、搜索笔记、列出或删除笔记。",
+                     {"action": "add, search, list or delete", "text": "The note's text"}, ["记一下明天开会"],
+                     parameter_types={"action": ["add", "search", "list", "delete"], "text": "string"},
+                     required=["action"])
+
+
+@pytest.mark.parametrize("message,written,named", [
+    ("search my notes for wifi password", ["wifi password", "notes", "wifi password"], "notes"),  # the tool's name
+    ("在我的笔记里搜一下 密码", ["密码", "笔记", "密码"], "notes"),  # a word of its description
+    ("search the src folder for TODO", ["TODO", "src"], "grep"),  # a folder that names no tool
+    ("grep TODO in notes", ["TODO", "notes"], "grep"),  # the message names the tool it chose
+    ("search ~/notes for TODO", ["TODO", "~/notes"], "grep"),  # a path, not a word
+])
+def test_a_folder_that_names_another_tool_moves_the_choice_to_it(message, written, named):
+    provider = ScoringProvider({"grep": 0.0, "notes": -8.0, "none": -9.0, "search": -0.1}, written)
+    decision = Router(RouterOptions()).decide(provider, [GREP, NOTES], message, "en")
+    assert decision.tool == named
+    if named == "notes":
+        assert decision.params == {"action": "search", "text": written[-1]}

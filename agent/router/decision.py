@@ -30,8 +30,8 @@ from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
-    ID_KEY, clean_value, completed, foreign, in_range, invented, loose_numbers, named, opening, respelled, rewrite,
-    scaled, takes_number, unsaid_left_out, unsaid_number, unstated, value_filters,
+    ID_KEY, clean_value, completed, foreign, in_range, invented, loose_numbers, named, named_tool, numberless, opening,
+    respelled, rewrite, scaled, takes_number, unsaid_left_out, unsaid_number, unstated, value_filters,
 )
 from agent.toolkit.base import ToolManifest, members
 
@@ -277,11 +277,14 @@ class Router:
                 return no_tool
             start = cursor.mark()
             params, missing = self._write_call(cursor, prompt.manifests[chosen], quote, source, text)
-            if options.number_fit and not missing and (other := self._number_fit(prompt, scores, chosen, params, text)):
-                cursor.rewind(start)  # a number the message states has no place in this call: the close other tool's
+            # a number the message states has no place in this call, or the number it needs is stated nowhere
+            # ("拉萨现在多少华氏度"): the close other tool's call; or the call names another tool as where to look
+            if options.number_fit and (other := self._number_fit(prompt, scores, chosen, params, text, missing)
+                                       or not missing and named_tool(prompt.manifests, chosen, params, text)):
+                cursor.rewind(start)
                 other_params, other_missing = self._write_call(cursor, prompt.manifests[other], quote, source, text)
                 if not other_missing:
-                    chosen, params = other, other_params
+                    chosen, params, missing = other, other_params, ""
             if options.value_forms:
                 params = told_apart(prompt.manifests[chosen], params, text)
             if missing:  # nothing in the message for a required value: the tool cannot be called
@@ -346,18 +349,21 @@ class Router:
         return without_dates(with_digits(text) if self.options.spoken_numbers else text)
 
     def _number_fit(self, prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str,
-                    params: dict[str, Any], text: str) -> str | None:
+                    params: dict[str, Any], text: str, missing: str = "") -> str | None:
         """Another tool to call instead of ``chosen``: when the message states a number that no value
         of the call holds and no numeric parameter of ``chosen`` can take ("set the thermostat to 68"
         chose the mode, "lights to twenty percent" the colour, whose Kelvin start at 2000), the best
-        tool within ``number_margin`` of it that has a parameter for the number. None: keep ``chosen``."""
-        loose = loose_numbers(self._numbers_said(text), params)
-        if not loose or takes_number(prompt.manifests[chosen], loose):
+        tool within ``number_margin`` of it that has a parameter for the number. With ``missing``, the
+        required number of ``chosen`` that a message stating no number has nothing for: the best close
+        tool that needs no number. None: keep ``chosen``."""
+        loose = set() if missing else loose_numbers(self._numbers_said(text), params)
+        if (value_schema(prompt.manifests[chosen], missing).get("type") not in ("number", "integer")
+                or re.search(r"\d", self._numbers_said(text))) if missing else not loose or takes_number(prompt.manifests[chosen], loose):
             return None
         close = sorted((name for name in prompt.manifests if name != chosen
                         and scores[chosen] - scores.get(name, float("-inf")) <= self.options.number_margin),
                        key=lambda name: -scores[name])
-        return next((name for name in close if takes_number(prompt.manifests[name], loose)), None)
+        return next((name for name in close if missing or takes_number(prompt.manifests[name], loose)), None)
 
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)
@@ -368,6 +374,8 @@ class Router:
                 return ""  # run 1234567890 of no message: the thing is not named, the value is missing
             if not in_range(value, value_schema(manifest, key)):
                 return ""  # 20 for Kelvin that start at 2000: not this parameter's number (a required one is missing)
+            if key in manifest.required and numberless(value, text):
+                return ""  # 100 mph for a message that states no number: made up, the value is missing
         if key not in manifest.required and len(value) == 1 and value.isalpha():
             return ""  # one letter picked out of a sentence (日 of 今日, e of "time") is not a value worth stating
         return value

@@ -183,6 +183,34 @@ def _units_said(text: str) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(given)), [a for a in dict.fromkeys(asked) if a not in given]
 
 
+# how a unit is asked for around its name: "换成英里每小时", "in mph", "マイル毎時で"
+_ASK_BEFORE = re.compile(r"(?:(?:换算|转换|折合|折算|换|转)成?|(?:converted |convert it )?(?:in|into|to))\s*$", re.IGNORECASE)
+_ASK_AFTER = re.compile(r"^(?:に換算して|に換算|にすると|だと|では|で)")
+
+
+def unit_dropped(text: str) -> str | None:
+    """``text`` without the units it asks for ("芝加哥的风速换成英里每小时是多少" is "芝加哥的风速是多少",
+    "シカゴの風速をマイル毎時で教えてください" "シカゴの風速を教えてください"): what to ask first, when the
+    message gives no number to convert and the quantity is a result to come; None when it asks for none."""
+    folded = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
+    if len(folded) != len(text):
+        return None
+    spans = []
+    for match in UNIT.finder().finditer(folded):  # type: ignore[misc]
+        if not UNIT.normal(match.group(0)) or re.search(r"\d\s*$", folded[:match.start()]):
+            continue  # a unit a number is given in
+        before = _ASK_BEFORE.search(folded[:match.start()])
+        after = _ASK_AFTER.match(folded[match.end():])
+        if before or after:
+            spans.append((before.start() if before else match.start(), match.end() + (after.end() if after else 0)))
+    if not spans:
+        return None
+    for start, end in reversed(spans):
+        head, tail = text[:start].rstrip(), text[end:].lstrip()
+        text = f"{head} {tail}" if head[-1:].isascii() and tail[:1].isalnum() else head + tail
+    return text.strip() or None
+
+
 # "the temperature difference", "how much warmer", "温差多少", "气温差", "比…高多少", "気温差", "より何度高い"
 _DIFFERENCE = re.compile(
     r"\bdifferences?\b|\bhow much (?:warmer|colder|hotter|cooler|higher|lower|more|less|bigger|smaller)\b"
@@ -196,6 +224,35 @@ _DIFFERENCE = re.compile(
 def compares(text: str) -> bool:
     """Whether ``text`` asks how far apart two results are ("how much warmer is Bangkok than Helsinki")."""
     return bool(_DIFFERENCE.search(text))
+
+
+# the two sides of a comparison: "in Bangkok than in Helsinki", "曼谷比哈尔滨热", "バンコクはヘルシンキより"
+_NAME_EN = r"[A-Z][\w'.-]*(?:[ -][A-Z][\w'.-]*)*"
+_SIDES = [
+    re.compile(rf"\b(?P<a>{_NAME_EN})(?: (?:right now|now|today|tonight|tomorrow))?(?:'s)? (?:\w+ ){{0,2}}?than"
+               rf" (?:(?:it is|it's|is it) )?(?:(?:in|at|for|on) )?(?:the )?(?P<b>{_NAME_EN})"),
+    re.compile(rf"\b(?:in|at|for) (?P<a>{_NAME_EN}) than (?:(?:in|at|for|on) )?(?P<b>{_NAME_EN})"),
+    re.compile(r"(?P<a>[\u3400-\u9fff]{2,8}?)(?:的\w{0,4}?)?比(?P<b>[\u3400-\u9fff]{2,8}?)(?=的|[高低热冷暖凉多少贵便宜快慢大小])"),
+    re.compile(r"(?P<a>[\u30a0-\u30ff\u3400-\u9fff]{2,10})(?:は|の方が|のほうが|が)(?P<b>[\u30a0-\u30ff\u3400-\u9fff]{2,10})(?:の\w{0,4}?)?より"),
+    re.compile(r"(?P<b>[\u30a0-\u30ff\u3400-\u9fff]{2,10})(?:の\w{0,4}?)?より(?:も)?(?P<a>[\u30a0-\u30ff\u3400-\u9fff]{2,10})(?:は|の方|のほう|が)"),
+]
+
+
+def compared_other(text: str, value: str) -> str | None:
+    """The other side of the comparison ``text`` asks for, when ``value`` (a call's place) is one side:
+    "Helsinki" of "how much warmer is it in Bangkok than in Helsinki" for ``Bangkok``, "哈尔滨" of
+    "曼谷比哈尔滨热多少度" for ``曼谷``; None when the message compares nothing or ``value`` is neither side."""
+    if not value:
+        return None
+    mine = value.casefold()
+    for pattern in _SIDES:
+        for match in pattern.finditer(text):
+            a, b = match.group("a"), match.group("b")
+            if a.casefold().endswith(mine) and mine not in b.casefold():
+                return b
+            if b.casefold() == mine and mine not in a.casefold():
+                return a
+    return None
 
 
 _CALCULATE = {"en": "calculate {e}", "zh": "计算 {e}", "ja": "{e} を計算して"}

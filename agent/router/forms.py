@@ -22,7 +22,7 @@ from agent.toolkit.colours import colour_name, names as colour_names
 from agent.toolkit.dates import dates_in, iso_date
 from agent.toolkit.countries import country_code, names as country_names
 from agent.toolkit.units import find_unit, names as unit_names
-from agent.toolkit.zones import ALIASES, cities, iana_names, name_key, zone_name
+from agent.toolkit.zones import ALIASES, cities, iana_names, localized, name_key, zone_name
 
 _CURRENCY_NAMES: dict[str, tuple[str, ...]] = {
     "USD": ("dollar", "us dollar", "american dollar", "buck", "$", "us$", "美元", "美金", "ドル", "米ドル", "米国ドル"),
@@ -110,7 +110,7 @@ def _finder(names: Iterable[str]) -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def _zone_finder() -> re.Pattern[str]:
-    return _finder([*ALIASES, *cities(), *(n.casefold() for n in iana_names())])
+    return _finder([*ALIASES, *cities(), *localized(), *(n.casefold() for n in iana_names())])
 
 
 @lru_cache(maxsize=1)

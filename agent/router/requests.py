@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 
 from agent.router.candidates import CJK
 from agent.router.context import Call, Context, Exchange
-from agent.router.followups import compares, converted_request, difference_request, renumbered, restated
+from agent.router.followups import (
+    compared_other, compares, converted_request, difference_request, renumbered, restated, unit_dropped,
+)
 from agent.router.forms import UNIT, place_names, takes_place, value_form
 from agent.router.prompt import Decision, value_schema
 from agent.router.references import (
@@ -29,6 +31,7 @@ from agent.router.references import (
     with_result,
     works_on_result,
 )
+from agent.router.spoken import with_digits, with_powers
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider
@@ -89,15 +92,42 @@ def decide_requests(
     if again is not None:  # "now 90": the previous call with that number
         return [again]
     said = restated(text, context, manifests, language)
-    text = said.text
-    whole = router.decide(provider, manifests, text, language, context)
+    text = with_powers(said.text)  # "2の20乗" as 2**20, the expression it is copied as
+    whole = _first_of_chain(router.decide(provider, manifests, text, language, context), router, provider, manifests,
+                            text, language, context)
     margin = getattr(getattr(router, "options", None), "chain_margin", 3.0)
-    decisions = _requests(router, provider, manifests, text, language, context, whole, parted=not said.whole)
+    decisions = _compared(_requests(router, provider, manifests, text, language, context, whole, parted=not said.whole),
+                          text, manifests)
     # a further call may follow this turn's results: a part works on them, the whole message's decision
     # had another tool close behind, it asks for a unit no call holds, or how far apart two calls' results are
     decisions[0].follows = bool(decisions[0].then) or may_chain(whole, margin) or _other_unit(text, decisions) \
         or compares(text) and sum(1 for d in decisions if d.tool) >= 2
     return decisions
+
+
+def _first_of_chain(whole: Decision, router: "Router", provider: "Provider", manifests: list["ToolManifest"], text: str,
+                    language: str, context: Context) -> Decision:
+    """``whole``, or when it was declined for a number to convert that the message does not give while it
+    asks for a unit ("芝加哥的风速换成英里每小时是多少"), the decision of the message without that unit: the
+    quantity is a result to come, converted in a second step."""
+    manifest = _manifest(manifests, whole.declined) if whole.tool is None else None
+    if manifest is None or value_schema(manifest, whole.missing).get("type") not in ("number", "integer") \
+            or re.search(r"\d", with_digits(text)) or (rest := unit_dropped(text)) is None:
+        return whole
+    first = router.decide(provider, manifests, rest, language, context)
+    return first if first.tool is not None and first.tool != whole.declined else whole
+
+
+def _compared(decisions: list[Decision], text: str, manifests: list["ToolManifest"]) -> list[Decision]:
+    """``decisions`` with the call asked of the other side of a comparison too, when they make one call
+    of a place ("how much warmer is it in Bangkok than in Helsinki", "曼谷比哈尔滨热多少度": the weather
+    in both)."""
+    calls = [d for d in decisions if d.tool]
+    manifest = _manifest(manifests, calls[0].tool) if len(calls) == 1 else None
+    key = next((k for k in calls[0].params if takes_place(manifest, k)), None) if manifest else None
+    other = compared_other(text, str(calls[0].params[key])) if key else None
+    also = _asked_of(calls[0], other, manifests) if other else None
+    return [*decisions, also] if also else decisions
 
 
 def _other_unit(text: str, decisions: list[Decision]) -> bool:
@@ -128,10 +158,12 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
             if decision.tool is None and len(part.strip()) <= FRAGMENT_CHARS and not _CLAUSE.match(part):
                 others = Context([*context.exchanges, *(_exchange(p, d) for j, (p, d) in enumerate(decided) if j != i and d.tool)])
                 decided[i] = (part, router.decide(provider, manifests, part, language, others))
+    items = _items(decided, text)
+    decided = items or decided
     manifest = _manifest(manifests, whole.tool)
     calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
                        and not _asked_again(part, d, [e for _, e in decided[:i]])])
-    if _covers(whole, [part for part, _ in decided], manifest) and not later and not _mixed(whole, text, parts, calls):
+    if _covers(whole, [part for part, _ in decided], manifest) and not later and not items and not _mixed(whole, text, parts, calls):
         return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
     listed = _listed(calls, manifests)  # one call of its own, when the parts only listed items
     if later and listed or len(listed) < len(calls):
@@ -165,14 +197,40 @@ def _decided_parts(router: "Router", provider: "Provider", manifests: list["Tool
     return [(part, decided[i]) for i, part in enumerate(parts)]
 
 
+_LIST = re.compile(r"[:：]\s*(?P<items>[^:：]+)$")
+_QUOTES = "'\"“”‘’「」『』 "
+
+
+def _items(decided: list[tuple[str, Decision]], text: str) -> list[tuple[str, Decision]] | None:
+    """The parts of a list after a colon whose count the message gives ("添加两条笔记：买鸡蛋、给花浇水", "add two
+    notes: call mom, buy milk") as calls of their own: the first item's call, which holds that item as a
+    value, made again of each other item (the count is no value of theirs). None: no such list."""
+    listed = _LIST.search(text)
+    first_part, first = decided[0]
+    items = [item.strip(_QUOTES) for item in split_requests(listed["items"])] if listed else []
+    head = with_digits(text[:listed.start()]) if listed else ""
+    if len(items) < 2 or first.tool is None or not first_part.strip(_QUOTES).endswith(items[0]) or str(len(items)) not in _NUMBER.findall(head):
+        return None
+    key = next((k for k, v in first.params.items() if _folded(str(v)) == _folded(items[0])), None)
+    if key is None:
+        return None
+    common = {k: v for k, v in first.params.items() if str(v) != str(len(items))}  # "两条" counts the notes: no id
+    return [(part, d if i and part not in listed["items"]
+             else Decision(first.tool, {**common, key: part.strip(_QUOTES) if i else items[0]}, first.scores, first.logprobs, first.nearest,
+                           carried=bool(i)))
+            for i, (part, d) in enumerate(decided)]
+
+
 def _manifest(manifests: list["ToolManifest"], name: str | None) -> "ToolManifest | None":
     return next((m for m in manifests if m.name == name), None)
 
 
 def _asked_of(decision: Decision, place: str, manifests: list["ToolManifest"]) -> Decision | None:
-    """The call ``decision`` makes, asked of ``place`` instead of the place it names; None when it names none."""
+    """The call ``decision`` makes, asked of ``place`` instead of the place it names (or would name: "今それぞれ
+    何時？" leaves the time's place out); None when its tool takes no place."""
     manifest = _manifest(manifests, decision.tool)
-    key = next((k for k in decision.params if manifest is not None and takes_place(manifest, k)), None)
+    keys = [*decision.params, *(manifest.parameters if manifest is not None else [])]  # "今それぞれ何時？" states none
+    key = next((k for k in keys if manifest is not None and takes_place(manifest, k)), None)
     if key is None:
         return None
     return Decision(decision.tool, {**decision.params, key: place}, decision.scores, decision.logprobs, decision.nearest,
@@ -198,6 +256,10 @@ def _completed_part(decision: Decision, part: str, so_far: Context, manifests: l
     before = _manifest(manifests, previous[-1].tool)
     place = next((v for k, v in previous[-1].params.items() if isinstance(v, str) and before and takes_place(before, k)), "")
     key = next((k for k in manifest.parameters if takes_place(manifest, k)), None)
+    said = decision.params.get(key) if decision.tool and key else None
+    if said and place and (refers_back(part) or UNIT.normal(str(said))) and not place_names(part) and not place_names(str(said)):
+        decision.params[key], decision.carried = place, True  # "the local time there", "華氏で何度": no place
+        return decision
     if not place or key is None or place_names(part) or not is_follow_up(part):
         return decision
     said = decision.params.get(key) if decision.tool else None
@@ -216,14 +278,18 @@ def _mixed(whole: Decision, text: str, parts: list[str], calls: list[Decision]) 
     apart: one of its values holds the message across the seam of two parts (the whole sentence copied
     as a search's query, "… release date and list ~/projects"; not "8500*1.12" of "8500，涨了12%"), or it
     gives a number other than the one the part that calls the same tool gives ("算一下 1280*0.85，把 5 英尺换成米":
-    1280 feet)."""
+    1280 feet), or a value of another part's call where that part gives its own ("~/code で TODO を検索して、2の20乗も
+    計算して": the pattern 2**20)."""
     if len({c.tool for c in calls}) < 2:
         return False
     if any(seam in _folded(value) for value in map(str, whole.params.values()) for seam in _seams(text, parts)):
         return True
     same = [c for c in calls if c.tool == whole.tool]
-    return any(_NUMBER.fullmatch(str(value)) and _NUMBER.fullmatch(str(whole.params.get(key, "")))
-               and _folded(value) != _folded(whole.params[key]) for call in same for key, value in call.params.items())
+    others = {_folded(v) for c in calls if c.tool != whole.tool for v in map(str, c.params.values())}
+    return any(key in whole.params and _folded(value) != _folded(whole.params[key])
+               and (_NUMBER.fullmatch(str(value)) and _NUMBER.fullmatch(str(whole.params[key]))
+                    or _folded(whole.params[key]) in others)  # "2**20" of the calculation's part as grep's pattern
+               for call in same for key, value in call.params.items())
 
 
 def _seams(text: str, parts: list[str]) -> list[str]:

@@ -70,3 +70,23 @@ def _english_digits(text: str) -> str:
         return alpha2digit(text, "en", threshold=2)
     except (ValueError, RuntimeError):
         return text
+
+
+_N = r"(\d+(?:\.\d+)?)"
+#: a power said in words: "2 to the power of 20", "3 raised to the 4th", "2 的 20 次方", "2の20乗"
+_POWERS = [
+    re.compile(rf"{_N}\s+(?:raised\s+)?to\s+the\s+power\s+of\s+{_N}\b", re.IGNORECASE),
+    re.compile(rf"{_N}\s+raised\s+to\s+(?:the\s+)?{_N}(?:st|nd|rd|th)?(?:\s+power)?\b", re.IGNORECASE),
+    re.compile(rf"{_N}\s+to\s+the\s+{_N}(?:st|nd|rd|th)\s+power\b", re.IGNORECASE),
+    re.compile(rf"{_N}\s*的\s*{_N}\s*(?:次方|次幂|次冪)"),
+    re.compile(rf"{_N}\s*の\s*{_N}\s*乗(?!数)"),
+]
+
+
+def with_powers(text: str) -> str:
+    """``text`` with the powers it says in words written as ``**``: "2の20乗も計算して" is "2**20も計算して",
+    the expression a calculation's value is copied as (the model, left with the words, wrote
+    "2 * 20 * 20 * …")."""
+    for pattern in _POWERS:
+        text = pattern.sub(r"\1**\2", text)
+    return text

@@ -222,6 +222,36 @@ def loose_numbers(message: str, params: dict[str, Any]) -> set[float]:
     return loose
 
 
+def numberless(value: str, message: str) -> bool:
+    """Whether ``value``, written for a number the tool needs, is a number of two or more digits while
+    ``message`` (in digits, its number words written as digits) states no number at all: made up, as
+    ``100`` mph for "芝加哥的风速换成英里每小时是多少" or ``30`` for "拉萨现在多少华氏度" (a small one is what
+    "a mile", "half a kilo" or "a couple" say)."""
+    return bool(re.fullmatch(r"-?[0-9]{2,}(?:\.[0-9]+)?", value.strip())) and not _numbers(message)
+
+
+_WHERE = re.compile(r"path|folder|dir", re.IGNORECASE)
+
+
+def named_tool(manifests: dict[str, ToolManifest], chosen: str, params: dict[str, Any], message: str) -> str | None:
+    """Another tool that the call of ``chosen`` names as where to look: a folder written as a bare word
+    of the message that is that tool's name or a word of its description, and none of ``chosen``'s
+    ("search my notes for X" chose the file search with the folder ``notes``; "在我的笔记里搜" ``笔记``).
+    None: no value names one, or the message names ``chosen`` itself."""
+    own = f"{chosen} {manifests[chosen].description}".casefold()
+    if re.search(rf"\b{re.escape(chosen)}\b", message, re.IGNORECASE):
+        return None  # "grep TODO in notes" names the tool it chose
+    for key, value in params.items():
+        word = str(value).strip().casefold()
+        if not _WHERE.search(key) or len(word) < 2 or re.search(r"[/\\~.\s]", word) or word not in message.casefold():
+            continue
+        for name, manifest in manifests.items():
+            if name != chosen and word not in own and (word in name.casefold().split("_")
+                                                       or word in manifest.description.casefold()):
+                return name
+    return None
+
+
 def in_range(value: str, schema: dict[str, Any]) -> bool:
     """Whether a number written for a parameter lies within its ``minimum`` and ``maximum`` (a value
     that is not a number is not judged here)."""
@@ -316,8 +346,28 @@ _WORD_CLASSES = (re.compile(r"[A-Za-z\u00c0-\u024f]"), re.compile(r"[0-9]"), re.
 def completed(manifest: ToolManifest, key: str, value: str, message: str) -> str:
     """A value written as the message says it, made whole: the word it was cut from (:func:`whole_words`),
     or, when nothing was written for a parameter that takes a place, the one place the message names
-    in Chinese or Japanese script (:func:`~agent.router.forms.place_named`)."""
+    in Chinese or Japanese script (:func:`~agent.router.forms.place_named`). A value the model ran on
+    in is cut where it began to (:func:`run_on_cut`)."""
+    value = run_on_cut(value, message)
     return whole_words(value, message) if value else place_named(manifest, key, message)
+
+
+_REPEATED = re.compile(r"(.{1,8}?)\1{3,}")
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+
+def run_on_cut(value: str, message: str) -> str:
+    """``value`` up to where the model began to repeat itself ("4 * 2.5 * 2.5 * 2.5 * 2.5 * 2" is "4 * 2.5")
+    or close what it never opened ("sqrt(1764)}}" is "sqrt(1764)"), when the message says no such run."""
+    for match in _REPEATED.finditer(value):
+        digits = not re.search(r"[^0-9.,]", match.group(1))  # 100000000 is 1亿: only a run past any amount
+        if match.group(0) not in message and (not digits or len(match.group(0)) > 15):
+            value = value[:match.start() + len(match.group(1))].rstrip(" *+-/^,.")
+            break
+    while value and value[-1] in _CLOSERS and value.count(value[-1]) > value.count(_CLOSERS[value[-1]]) \
+            and value not in message:
+        value = value[:-1].rstrip()
+    return value
 
 
 def whole_words(value: str, message: str) -> str:

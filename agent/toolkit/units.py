@@ -93,9 +93,18 @@ for _symbol, *_, _aliases in _TABLE:
         _FOLDED.setdefault(_clean(_name).casefold(), UNITS[_symbol])
 
 
-def find_unit(name: str) -> Unit | None:
-    """The unit called ``name``: exact match, then case-insensitive, then without a plural 's'."""
+#: a name that says only "kilo": a kilometre or a kilogram, as the other unit of the conversion tells
+#: ("10キロは何ポンド" weighs, "時速100キロ" runs)
+_KILO = {"キロ": ("km", "kg"), "kilo": ("kg", "km"), "kilos": ("kg", "km"), "千": ("km", "kg")}
+
+
+def find_unit(name: str, like: Unit | None = None) -> Unit | None:
+    """The unit called ``name``: exact match, then case-insensitive, then without a plural 's'. A name
+    that is only "kilo" (``キロ``) is read in the dimension of ``like`` when one of its readings has it."""
     text = _clean(name)
+    readings = _KILO.get(text.casefold(), ())
+    if like is not None and (same := next((UNITS[r] for r in readings if UNITS[r].dimension == like.dimension), None)):
+        return same
     singular = text.replace("s per ", " per ").removeprefix("degrees ").removeprefix("degree ")
     for candidate in (text, singular):
         folded = candidate.casefold()

@@ -1,6 +1,7 @@
 """Time zones by the names people use for them: IANA names in any case, the last part of an IANA
 name (``Lisbon`` for ``Europe/Lisbon``), and common city and country names in English, Chinese and
-Japanese (``Tokyo``/``东京``/``東京``). Shared by the ``current_time`` tool and by the router, which
+Japanese (``Tokyo``/``东京``/``東京``; every zone's city as CLDR names it in Chinese and Japanese, through
+Babel). Shared by the ``current_time`` tool and by the router, which
 writes an IANA name where a tool's parameter asks for one."""
 
 from __future__ import annotations
@@ -53,14 +54,54 @@ _ZONE_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
+# The large cities of Japan and China that are no zone of their own (designated cities and provincial
+# capitals, without those that are also common surnames or words, as 千葉, 大分 "quite"), in English,
+# Chinese and Japanese: each is in its country's one zone.
+_DOMESTIC: dict[str, tuple[str, ...]] = {
+    "Asia/Tokyo": (
+        "sapporo", "札幌", "sendai", "仙台", "yokohama", "横浜", "横滨", "saitama", "さいたま", "nagoya", "名古屋",
+        "kobe", "神戸", "神户", "hiroshima", "広島", "广岛", "fukuoka", "福岡", "福冈", "kitakyushu", "北九州",
+        "kumamoto", "熊本", "okayama", "岡山", "冈山", "niigata", "新潟", "shizuoka", "静岡", "静冈", "hamamatsu", "浜松",
+        "naha", "那覇", "那霸", "kagoshima", "鹿児島", "鹿儿岛", "nagasaki", "長崎", "长崎", "nara", "奈良",
+        "kanazawa", "金沢", "金泽", "hakodate", "函館", "函馆", "okinawa", "沖縄", "冲绳", "hokkaido", "北海道",
+    ),
+    "Asia/Shanghai": (
+        "harbin", "哈尔滨", "哈爾濱", "ハルビン", "changchun", "长春", "長春", "shenyang", "沈阳", "瀋陽", "dalian", "大连",
+        "大連", "tianjin", "天津", "shijiazhuang", "石家庄", "taiyuan", "太原", "hohhot", "呼和浩特", "jinan", "济南", "済南",
+        "qingdao", "青岛", "青島", "zhengzhou", "郑州", "鄭州", "xi'an", "xian", "西安", "lanzhou", "兰州", "蘭州",
+        "xining", "西宁", "yinchuan", "银川", "lhasa", "拉萨", "ラサ", "nanjing", "南京", "suzhou", "苏州", "蘇州",
+        "hangzhou", "杭州", "ningbo", "宁波", "寧波", "hefei", "合肥", "nanchang", "南昌", "fuzhou", "福州", "xiamen", "厦门",
+        "廈門", "アモイ", "changsha", "长沙", "長沙", "wuhan", "武汉", "武漢", "guiyang", "贵阳", "kunming", "昆明",
+        "nanning", "南宁", "haikou", "海口", "sanya", "三亚", "zhuhai", "珠海", "guangzhou", "広州", "深セン", "重慶", "chongqing",
+        "chengdu",
+    ),
+}
+
+
 def name_key(text: str) -> str:
     """A place name as it is compared: case, width, spaces, underscores and hyphens folded."""
     return re.sub(r"[\s_\-]+", " ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
 ALIASES: dict[str, str] = {
-    name_key(name): zone for zone, names in _ZONE_NAMES.items() for name in names
+    name_key(name): zone for table in (_DOMESTIC, _ZONE_NAMES) for zone, names in table.items() for name in names
 }
+
+
+@lru_cache(maxsize=1)
+def localized() -> dict[str, str]:
+    """The city of each zone as CLDR names it in Chinese (simplified and traditional) and Japanese
+    (``赫尔辛基``, ``ヘルシンキ`` -> ``Europe/Helsinki``), through Babel; Antarctica's stations left out
+    (昭和 is an era before it is Syowa)."""
+    from babel import Locale
+
+    found: dict[str, str] = {}
+    for locale in ("zh", "zh_Hant", "ja"):
+        for zone, names in Locale.parse(locale).time_zones.items():
+            city = names.get("city")
+            if city and len(city) > 1 and not zone.startswith("Antarctica/"):
+                found.setdefault(name_key(city), zone)
+    return found
 
 
 @lru_cache(maxsize=1)
@@ -86,4 +127,5 @@ def zone_name(text: str) -> str | None:
     key = name_key(text)
     if not key:
         return None
-    return ALIASES.get(key) or iana_names().get(text.strip().replace(" ", "_").casefold()) or cities().get(key)
+    return (ALIASES.get(key) or iana_names().get(text.strip().replace(" ", "_").casefold()) or cities().get(key)
+            or localized().get(key))

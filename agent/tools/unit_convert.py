@@ -148,7 +148,7 @@ class UnitConvertTool(BaseTool):
         if param not in ("from_unit", "to_unit"):
             return None
         unit = find_unit(str(expected))
-        return unit is not None and unit == find_unit(str(got))
+        return unit is not None and unit == find_unit(str(got), like=unit)
 
     def execute(self, params: dict) -> ToolResult:
         lang = self.language
@@ -166,6 +166,9 @@ class UnitConvertTool(BaseTool):
                 return failure(_TEXT["unknown_unit"], lang, unit=str(params[param]).strip())
             units.append(unit)
         source, target = units
+        if source.dimension != target.dimension:  # "キロ" to pounds is kilograms, "キロ" to miles kilometres
+            source = find_unit(str(params["from_unit"]), like=target) or source
+            target = find_unit(str(params["to_unit"]), like=source) or target
         if source.dimension != target.dimension:
             return failure(
                 _TEXT["mismatch"], lang,
