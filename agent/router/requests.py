@@ -206,9 +206,11 @@ def _items(decided: list[tuple[str, Decision]], text: str) -> list[tuple[str, De
     notes: call mom, buy milk") as calls of their own: the first item's call, which holds that item as a
     value, made again of each other item (the count is no value of theirs). None: no such list."""
     listed = _LIST.search(text)
+    if listed is None:
+        return None
     first_part, first = decided[0]
-    items = [item.strip(_QUOTES) for item in split_requests(listed["items"])] if listed else []
-    head = with_digits(text[:listed.start()]) if listed else ""
+    items = [item.strip(_QUOTES) for item in split_requests(listed["items"])]
+    head = with_digits(text[:listed.start()])
     if len(items) < 2 or first.tool is None or not first_part.strip(_QUOTES).endswith(items[0]) or str(len(items)) not in _NUMBER.findall(head):
         return None
     key = next((k for k, v in first.params.items() if _folded(str(v)) == _folded(items[0])), None)
@@ -262,7 +264,6 @@ def _completed_part(decision: Decision, part: str, so_far: Context, manifests: l
         return decision
     if not place or key is None or place_names(part) or not is_follow_up(part):
         return decision
-    said = decision.params.get(key) if decision.tool else None
     if decision.tool is None and decision.missing == key and set(manifest.required) <= {key}:
         return Decision(manifest.name, {key: place}, decision.scores, decision.logprobs, decision.nearest, carried=True)
     own_words = _folded(f"{manifest.name} {manifest.description} {' '.join(manifest.examples or [])}")
