@@ -116,3 +116,40 @@ def test_a_count_is_not_copied_from_a_date():
                         parameter_types={"year": "integer"}, required=["year"])
     counted = ScoringProvider({"holidays": 0.0, "none": -9.0}, ["2027"])
     assert Router(RouterOptions()).decide(counted, [year], "holidays around 2027-05-01", "en").params == {"year": "2027"}
+
+
+@pytest.mark.parametrize("said, month", [
+    ("列出我 2026 年 10 月交通类的支出", ("2026-10-01", "2026-10-31")),
+    ("2026年2月の食料品の取引", ("2026-02-01", "2026-02-28")),
+    ("spending in October 2026", ("2026-10-01", "2026-10-31")),
+    ("the 2026-11 report", ("2026-11-01", "2026-11-30")),
+    ("how much did I spend last month", ("2026-11-01", "2026-11-30")),
+    ("下个月的账单", ("2027-01-01", "2027-01-31")),
+    ("今月の支出", ("2026-12-01", "2026-12-31")),
+    # no month as a whole: a day of it, two months, a month without its year, none
+    ("2026年10月5日の予定", None),
+    ("下个月5号的会议", None),
+    ("October 2026 and November 2026", None),
+    ("12月的支出", None),
+    ("spending this week", None),
+])
+def test_a_month_named_as_a_whole_is_its_first_and_last_day(said, month):
+    assert dates.month_named(said) == month
+
+
+LEDGER = ToolManifest("list_transactions", "List transactions",
+                      {"category": "Category", "start_date": "Start date, YYYY-MM-DD", "end_date": "End date, YYYY-MM-DD",
+                       "limit": "How many"},
+                      ["List my transactions from 2026-01-01"], parameter_types={"limit": "integer"})
+
+
+def test_a_month_named_as_a_whole_fills_a_span_of_dates():
+    provider = ScoringProvider({"list_transactions": 0.0, "none": -9.0}, ["交通", "", "", ""])
+    decision = Router(RouterOptions()).decide(provider, [LEDGER], "列出我 2026 年 10 月交通类的支出", "zh")
+    assert decision.params == {"category": "交通", "start_date": "2026-10-01", "end_date": "2026-10-31"}
+    # the dates it names are the dates written; a month without a year is no span
+    named = ScoringProvider({"list_transactions": 0.0, "none": -9.0}, ["", "2026-10-03", "2026-10-09", ""])
+    decision = Router(RouterOptions()).decide(named, [LEDGER], "transactions from 2026-10-03 to 2026-10-09", "en")
+    assert decision.params == {"start_date": "2026-10-03", "end_date": "2026-10-09"}
+    bare = ScoringProvider({"list_transactions": 0.0, "none": -9.0}, ["", "", "", ""])
+    assert Router(RouterOptions()).decide(bare, [LEDGER], "12月的支出", "zh").params == {}

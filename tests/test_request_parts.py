@@ -45,6 +45,10 @@ def calls(decisions):
         ("what is 3.5 + 2", ["what is 3.5 + 2"]),
         ("what is (2+3) + (4)", ["what is (2+3) + (4)"]),
         ("再查一下", ["再查一下"]),
+        # the と of "as" or "say" is no "and"
+        ("acme/webapp の issue 77 を完了としてクローズして", ["acme/webapp の issue 77 を完了としてクローズして"]),
+        ("明日を休みとする予定を入れて", ["明日を休みとする予定を入れて"]),
+        ("大阪と札幌の天気", ["大阪", "札幌の天気"]),
     ],
 )
 def test_where_a_message_divides(text, parts):

@@ -25,7 +25,7 @@ from agent.router.forms import (
 )
 from agent.toolkit.airports import airline_code, airport_code
 from agent.toolkit.countries import country_code
-from agent.router.written import TRANSLATE, ExampleWriter
+from agent.router.written import _SHOT_THINGS, PROMPT, TRANSLATE, ExampleWriter, echoes
 from agent.tools import ToolManifest
 from agent.toolkit.zones import zone_name
 from tests.test_routing import ScoringProvider
@@ -356,6 +356,41 @@ def test_written_examples_that_speak_of_the_tool_instead_of_using_it_are_left_ou
     assert ExampleWriter().write(WritingProvider(only, {}, cache_dir=tmp_path / "b"), CONVERT_TIME, "en") == only
 
 
+REPOSITORIES = ToolManifest("list_repositories", "List repositories for a user or organization.",
+                            {"owner": "User or organization name"}, required=["owner"])
+
+
+def test_written_examples_that_echo_the_requests_own_example_are_left_out(tmp_path):
+    written = ["List all repositories for Anna", "List all repositories for the broken heater",
+               "List the repositories of acme-labs", "Show the repos of my landlord"]
+    zh = {written[0]: "列出 Anna 的所有仓库", written[1]: "列出坏掉的暖气的所有仓库",
+          written[2]: "列出 acme-labs 的仓库", written[3]: "显示我房东的仓库"}
+    provider = WritingProvider(written, zh, cache_dir=tmp_path)
+    assert ExampleWriter().write(provider, REPOSITORIES, "en") == ["List the repositories of acme-labs"]
+    # translated from the examples that are kept only
+    assert ExampleWriter().write(provider, REPOSITORIES, "zh") == ["列出 acme-labs 的仓库"]
+    # a tool whose own text says the thing keeps it ("agenda" of a meeting tool)
+    agenda = ToolManifest("share_agenda", "Send a meeting's agenda to its attendees.", {"meeting": "Meeting title"})
+    assert ExampleWriter().write(WritingProvider(["Send the agenda for the sync", "Send the agenda to Anna"], {}),
+                                 agenda, "en") == ["Send the agenda for the sync"]
+    assert not echoes("Send the agenda for the sync", agenda) and echoes("Send the agenda to Anna", agenda)
+    # every thing of the list is the request's own
+    assert all(thing in PROMPT.casefold() for thing in _SHOT_THINGS)
+
+
+def test_examples_written_before_lose_their_echoes_and_their_translations_with_them(tmp_path):
+    english = ["List all repositories for the broken heater", "List the repositories of acme-labs"]
+    before = WritingProvider(english, {}, cache_dir=tmp_path)
+    writer = ExampleWriter()
+    for language, examples in (("en", english), ("ja", ["壊れたヒーターのリポジトリ一覧", "acme-labs のリポジトリ一覧"])):
+        path = tmp_path / "examples" / f"{writer.key(REPOSITORIES, language, before)}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(examples, ensure_ascii=False), encoding="utf-8")
+    assert writer.known(before, REPOSITORIES, "en") == ["List the repositories of acme-labs"]
+    assert writer.known(before, REPOSITORIES, "ja") == ["acme-labs のリポジトリ一覧"]
+    assert before.prompts == []  # nothing written again
+
+
 def test_two_parameters_of_one_form_with_the_same_value_take_the_values_the_message_names_in_order():
     from agent.router.forms import told_apart
 
@@ -382,3 +417,14 @@ def test_two_parameters_of_one_form_with_the_same_value_take_the_values_the_mess
 @pytest.mark.parametrize("said", ["business", "central", "the north station", "city", "national", "county"])
 def test_words_that_describe_an_airport_name_none(said):
     assert airport_code(said) is None and AIRPORT.stated(f"a {said} trip") == set()
+
+
+def test_an_example_the_model_ran_in_a_loop_is_left_out(tmp_path):
+    from agent.router.written import looping
+
+    loop = "チェックルクルバーサイドの乗客許可のチェックルクルバーサイドのルート123のチェックルクルバーサイド"
+    assert looping(loop) and not looping("LH の国際線エコノミーの預け荷物は何個まで？")
+    assert not looping("Set the brightness of the kitchen to 50% and transition it to 75% after 3 seconds")
+    english = ["Check the baggage allowance of LH economy", "Baggage allowance of JL business"]
+    provider = WritingProvider(english, {english[0]: loop, english[1]: "JL ビジネスクラスの手荷物許容量"}, cache_dir=tmp_path)
+    assert ExampleWriter().write(provider, CONVERT_TIME, "ja") == ["JL ビジネスクラスの手荷物許容量"]

@@ -19,9 +19,10 @@ from agent.providers.base import (
     sentence_vectors,
 )
 from agent.router.candidates import ToolIndex, in_english, index_for, needs_english
+from agent.router.fit import for_missing, for_numbers
 from agent.router.context import Context
 from agent.router.encoder import encoder_for
-from agent.router.forms import told_apart, value_form
+from agent.router.forms import DATE, month_bound, told_apart, value_form
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
@@ -30,8 +31,8 @@ from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
-    ID_KEY, clean_value, completed, foreign, in_range, invented, loose_numbers, named, named_tool, numberless, opening,
-    respelled, rewrite, scaled, takes_number, unsaid_left_out, unsaid_number, unstated, value_filters,
+    ID_KEY, clean_value, completed, foreign, in_range, invented, named, named_tool, numberless, opening,
+    respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters,
 )
 from agent.toolkit.base import ToolManifest, members
 
@@ -277,14 +278,15 @@ class Router:
                 return no_tool
             start = cursor.mark()
             params, missing = self._write_call(cursor, prompt.manifests[chosen], quote, source, text)
-            # a number the message states has no place in this call, or the number it needs is stated nowhere
-            # ("拉萨现在多少华氏度"): the close other tool's call; or the call names another tool as where to look
-            if options.number_fit and (other := self._number_fit(prompt, scores, chosen, params, text, missing)
-                                       or not missing and named_tool(prompt.manifests, chosen, params, text)):
+            # a number the message states has no place in this call, or a value it requires is stated nowhere
+            # ("拉萨现在多少华氏度", "cancel booking QX7F2K" chose modifying it): a close tool's call (agent.router.fit);
+            # or the call names another tool as where to look
+            for other in self._others(prompt, scores, chosen, params, text, missing):
                 cursor.rewind(start)
                 other_params, other_missing = self._write_call(cursor, prompt.manifests[other], quote, source, text)
                 if not other_missing:
                     chosen, params, missing = other, other_params, ""
+                    break
             if options.value_forms:
                 params = told_apart(prompt.manifests[chosen], params, text)
             if missing:  # nothing in the message for a required value: the tool cannot be called
@@ -348,22 +350,17 @@ class Router:
         (the 2 of "May 2" is no second count of 2)."""
         return without_dates(with_digits(text) if self.options.spoken_numbers else text)
 
-    def _number_fit(self, prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str,
-                    params: dict[str, Any], text: str, missing: str = "") -> str | None:
-        """Another tool to call instead of ``chosen``: when the message states a number that no value
-        of the call holds and no numeric parameter of ``chosen`` can take ("set the thermostat to 68"
-        chose the mode, "lights to twenty percent" the colour, whose Kelvin start at 2000), the best
-        tool within ``number_margin`` of it that has a parameter for the number. With ``missing``, the
-        required number of ``chosen`` that a message stating no number has nothing for: the best close
-        tool that needs no number. None: keep ``chosen``."""
-        loose = set() if missing else loose_numbers(self._numbers_said(text), params)
-        if (value_schema(prompt.manifests[chosen], missing).get("type") not in ("number", "integer")
-                or re.search(r"\d", self._numbers_said(text))) if missing else not loose or takes_number(prompt.manifests[chosen], loose):
-            return None
-        close = sorted((name for name in prompt.manifests if name != chosen
-                        and scores[chosen] - scores.get(name, float("-inf")) <= self.options.number_margin),
-                       key=lambda name: -scores[name])
-        return next((name for name in close if missing or takes_number(prompt.manifests[name], loose)), None)
+    def _others(self, prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str,
+                params: dict[str, Any], text: str, missing: str) -> list[str]:
+        """The tools to write instead of ``chosen``, in turn, until one's call misses nothing (with
+        ``number_fit``, see :mod:`agent.router.fit`)."""
+        if not self.options.number_fit:
+            return []
+        said, margin = self._numbers_said(text), self.options.number_margin
+        if missing:
+            return for_missing(prompt, scores, chosen, missing, said, margin)
+        return for_numbers(prompt, scores, chosen, params, said, margin) or [
+            name for name in [named_tool(prompt.manifests, chosen, params, text)] if name]
 
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)
@@ -393,6 +390,9 @@ class Router:
             filters["opening"] = ' "'
         value = clean_value(cursor.until('"', options.max_value_tokens, **filters))
         form = value_form(manifest, key) if options.value_forms else None
+        if form is DATE and (bound := month_bound(key, text)):  # "2026年10月の取引": the month's first or last day
+            rewrite(cursor, start, bound, "opening" in filters)
+            return bound
         if form is None:
             said = self._as_said(cursor, start, value, text, filters, declared)
             if options.whole_words and (whole := completed(manifest, key, said, text)) != said:

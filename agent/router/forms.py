@@ -19,7 +19,7 @@ from agent.toolkit.airports import airline_code, airline_names, airport_code, ai
 from agent.router.prompt import value_schema
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.colours import colour_name, names as colour_names
-from agent.toolkit.dates import dates_in, iso_date
+from agent.toolkit.dates import dates_in, iso_date, month_named
 from agent.toolkit.countries import country_code, names as country_names
 from agent.toolkit.units import find_unit, names as unit_names
 from agent.toolkit.zones import ALIASES, cities, iana_names, localized, name_key, zone_name
@@ -246,6 +246,21 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
     if _MENTIONS_COLOUR.search(description) and _ASKS_COLOUR_NAME.search(description):
         return COLOUR  # "CSS colour name (e.g. "red") or hex code like "#FFAA00""
     return None
+
+
+#: the words of a parameter's key that make it the start or the end of a span of dates
+_STARTS, _ENDS = {"start", "from", "since", "begin", "after"}, {"end", "to", "until", "till", "before"}
+
+
+def month_bound(key: str, text: str) -> str:
+    """For a date parameter that starts or ends a span (``start_date``, ``date_to``, ``until``): the
+    first or last day of the one month ``text`` names as a whole ("2026年10月の取引", "last month");
+    "" otherwise."""
+    words = set(re.split(r"[_\W]+", re.sub(r"(?<=[a-z])(?=[A-Z])", "_", key).casefold()))
+    month = month_named(text) if words & (_STARTS | _ENDS) else None
+    if month is None or (words & _STARTS and words & _ENDS):
+        return ""
+    return month[0] if words & _STARTS else month[1]
 
 
 def told_apart(manifest: ToolManifest, params: dict[str, object], text: str) -> dict[str, object]:

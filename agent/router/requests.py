@@ -52,8 +52,9 @@ _CONNECTORS = re.compile(
     r"|(?<!について)(?<!として)(?<!によって)(?<!に関して)(?<!に対して)(?<=て)、\s*",  # "ネットで調べて、メモ6番を削除して" (not "について、")
     re.IGNORECASE,
 )
-# Between parts of one sentence that may each be a request ("Paris and London", "东京和大阪", "大阪と札幌").
-_COORDINATORS = re.compile(r"\s*(?:,\s*)?\band\b\s*|\s*[和与及]\s*|(?<=[\u3040-\u30ff\u3400-\u9fff])と|\s+と\s+"
+# Between parts of one sentence that may each be a request ("Paris and London", "东京和大阪", "大阪と札幌"; not the
+# と of "完了として", "休みとする", "という").
+_COORDINATORS = re.compile(r"\s*(?:,\s*)?\band\b\s*|\s*[和与及]\s*|(?<=[\u3040-\u30ff\u3400-\u9fff])と(?!して|する|した|なる|なっ|いう|言|思|一緒|共に)|\s+と\s+"
                            r"|\s*(?:[、，]|,(?!\d))\s*|(?<![\d)\s])\s+\+\s+(?![\d(])", re.IGNORECASE)
 # "2,340" is one number, "3.5 + 2" one sum; "weather in Kraków plz + sqrt(2025)" two requests
 _WORD = re.compile(r"[0-9]+(?:\.[0-9]+)?|[A-Za-z][\w.-]{2,}|[\u3040-\u30ff\u3400-\u9fff]{2,}")

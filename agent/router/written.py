@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import threading
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -74,7 +75,20 @@ class ExampleWriter:
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def known(self, provider: Provider, m: ToolManifest, language: str) -> list[str] | None:
-        """The examples written before for this tool, or None (nothing is written here)."""
+        """The examples written before for this tool, or None (nothing is written here). Those that
+        echo the request's own example (:func:`echoes`) are left out, a translation of them by the
+        place of its English example (examples kept from before the echoes were dropped), and those
+        that run in a loop (:func:`looping`)."""
+        examples = self._stored(provider, m, language)
+        if examples is None:
+            return None
+        if language not in TRANSLATE:
+            examples = [e for e in examples if not echoes(e, m)]
+        elif (english := self._stored(provider, m, "en")) is not None and len(english) == len(examples):
+            examples = [e for e, source in zip(examples, english) if not echoes(source, m)]
+        return [e for e in examples if not looping(e)]
+
+    def _stored(self, provider: Provider, m: ToolManifest, language: str) -> list[str] | None:
         key = self.key(m, language, provider)
         if key in self._memory:
             return self._memory[key]
@@ -101,11 +115,11 @@ class ExampleWriter:
             return known
         if language in TRANSLATE:
             english = self._write(provider, m, "en")
-            examples = _unique(self._translated(provider, text, language) for text in english) or english
+            examples = _unique(t for t in (self._translated(provider, text, language) for text in english) if not looping(t)) or english
         else:
             prompt = PROMPT.format(count=COUNT, name=m.name, description=m.description, parameters=_parameters(m))
             completion = provider.complete([{"role": "user", "content": prompt}], json_schema=_schema(), max_tokens=200)
-            examples = _about_use(_read(completion.text), m)
+            examples = [e for e in _about_use(_read(completion.text), m) if not echoes(e, m)]
         key = self.key(m, language, provider)
         self._memory[key] = examples
         path = self._path(provider, key)
@@ -167,6 +181,27 @@ def _read(text: str) -> list[str]:
         return []
     examples = data.get("examples") if isinstance(data, dict) else None
     return _unique(examples) if isinstance(examples, list) else []
+
+
+#: the names and things of the request's example (``PROMPT``), which the model sometimes writes into a
+#: tool's examples ("List all repositories for the broken heater", "Get the issue with the body 'I am
+#: running late'")
+_SHOT_THINGS = ("anna", "running late", "bob", "agenda", "monday", "landlord", "heater")
+
+
+def echoes(example: str, m: ToolManifest) -> bool:
+    """Whether ``example`` says a name or thing of the request's own example that the tool's name,
+    description and parameters do not (an email tool's "agenda" is its own)."""
+    own = " ".join([m.name, m.description, *(f"{k} {v}" for k, v in (m.parameters or {}).items())]).casefold()
+    said = example.casefold()
+    return any(re.search(rf"\b{re.escape(thing)}\b", said) and thing not in own for thing in _SHOT_THINGS)
+
+
+def looping(example: str) -> bool:
+    """Whether the model ran ``example`` in a loop: one run of six characters three times or more
+    ("チェックルクルバーサイドの…チェックルクルバーサイドの…")."""
+    runs = Counter(example[i:i + 6] for i in range(len(example) - 5))
+    return bool(runs) and max(runs.values()) >= 3
 
 
 def _about_use(examples: list[str], m: ToolManifest) -> list[str]:

@@ -3,7 +3,8 @@ written dates ("2027-02-11", "2027年2月11日", "May 2, 2027", "2 May", "3月4�
 "14.03.2027"), and dates said
 relative to today in English, Chinese and Japanese ("tomorrow", "后天", "明後日", "next Friday",
 "下周五", "来週の金曜日", "in 3 days", "三天后", "3日後", "this weekend", "下周末", "来週末", "下个月5号",
-"来月5日"). A date without a year is the next such day from today. "Today" is the
+"来月5日"). A date without a year is the next such day from today. A month named as a whole ("2026年10月",
+"October 2026", "last month") is the span of its days (:func:`month_named`). "Today" is the
 local date of the machine Riverse runs on (:func:`today`, which tests replace)."""
 
 from __future__ import annotations
@@ -184,3 +185,37 @@ def _weekday(now: dt.date, weekday: int, weeks: int | None) -> dt.date:
         return now + dt.timedelta(days=(weekday - now.weekday()) % 7)
     monday = now - dt.timedelta(days=now.weekday())
     return monday + dt.timedelta(weeks=weeks, days=weekday)
+
+
+#: a month named with its year and no day: "2026年10月", "2026 年 10 月", "October 2026", "2026-10"
+_CJK_MONTH = re.compile(r"(?<![0-9])(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d{1,2}\s*[日号號])(?!\s*(?:份|分)?\s*\d)")
+_EN_MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+(\d{{4}})\b")
+_ISO_MONTH = re.compile(r"(?<![0-9])(\d{4})-(\d{2})(?![0-9]|-\d)")
+#: this month, last month, next month
+_RELATIVE_MONTH = re.compile(r"\b(this|last|next|previous)\s+month\b|(这个月|這個月|本月|上个月|上個月|上月|下个月|下個月|下月|今月|先月|来月)"
+                             r"(?!\s*的?\s*\d{1,2}\s*(?:号|號|日))")
+
+
+def month_named(text: str) -> tuple[str, str] | None:
+    """The first and last day (``YYYY-MM-DD``) of the one month ``text`` names as a whole, with no day
+    of it ("2026年10月の取引", "spending in October 2026", "上个月的支出"); None when it names no such
+    month, several, or a date (whose day says more)."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    if dates_in(text):
+        return None
+    months = {(int(m.group(1)), int(m.group(2))) for m in [*_CJK_MONTH.finditer(text), *_ISO_MONTH.finditer(text)]}
+    months |= {(int(m.group(2)), _MONTHS[m.group(1)]) for m in _EN_MONTH_YEAR.finditer(text)}
+    now = today()
+    for m in _RELATIVE_MONTH.finditer(text):
+        word = m.group(1) or m.group(2)
+        ahead = -1 if word in ("last", "previous", "上个月", "上個月", "上月", "先月") else 1 if word in (
+            "next", "下个月", "下個月", "下月", "来月") else 0
+        month = now.month - 1 + ahead
+        months.add((now.year + month // 12, month % 12 + 1))
+    if len(months) != 1:
+        return None
+    year, month = months.pop()
+    if not 1 <= month <= 12:
+        return None
+    following = dt.date(year + month // 12, month % 12 + 1, 1)
+    return dt.date(year, month, 1).isoformat(), (following - dt.timedelta(days=1)).isoformat()
