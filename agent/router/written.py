@@ -186,7 +186,7 @@ def _read(text: str) -> list[str]:
 #: the names and things of the request's example (``PROMPT``), which the model sometimes writes into a
 #: tool's examples ("List all repositories for the broken heater", "Get the issue with the body 'I am
 #: running late'")
-_SHOT_THINGS = ("anna", "running late", "bob", "agenda", "monday", "landlord", "heater")
+_SHOT_THINGS = ("anna", "running late", "bob", "agenda", "landlord", "heater")  # not Monday: any request may say a day
 
 
 def echoes(example: str, m: ToolManifest) -> bool:
