@@ -132,6 +132,8 @@ def test_a_count_is_not_copied_from_a_date():
     ("October 2026 and November 2026", None),
     ("12月的支出", None),
     ("spending this week", None),
+    ("2026年13月", None),
+    ("the 0000-05 report", None),
 ])
 def test_a_month_named_as_a_whole_is_its_first_and_last_day(said, month):
     assert dates.month_named(said) == month

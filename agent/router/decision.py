@@ -359,8 +359,10 @@ class Router:
         said, margin = self._numbers_said(text), self.options.number_margin
         if missing:
             return for_missing(prompt, scores, chosen, missing, said, margin)
-        return for_numbers(prompt, scores, chosen, params, said, margin) or [
-            name for name in [named_tool(prompt.manifests, chosen, params, text)] if name]
+        if numbered := for_numbers(prompt, scores, chosen, params, said, margin):
+            return numbered
+        named = named_tool(prompt.manifests, chosen, params, text)
+        return [named] if named else []
 
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)

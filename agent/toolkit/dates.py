@@ -215,7 +215,7 @@ def month_named(text: str) -> tuple[str, str] | None:
     if len(months) != 1:
         return None
     year, month = months.pop()
-    if not 1 <= month <= 12:
+    if not (1 <= month <= 12 and dt.MINYEAR <= year < dt.MAXYEAR):  # "2026年13月", "0000-05": no month
         return None
     following = dt.date(year + month // 12, month % 12 + 1, 1)
     return dt.date(year, month, 1).isoformat(), (following - dt.timedelta(days=1)).isoformat()
