@@ -53,6 +53,11 @@ class Context:
         return self.model.held_tokens
 
     @property
+    def room(self) -> int:
+        """How many more tokens the context can hold."""
+        return self.model.n_ctx - self.model.n_tokens
+
+    @property
     def token_count(self) -> int:
         """How many tokens are evaluated and held."""
         return self.model.n_tokens
@@ -90,6 +95,22 @@ class Context:
         """Evaluate ``tokens`` after what is held; return the logits of the next token (a copy)."""
         self.model.evaluate(tokens)
         return self.model.logits()
+
+    def feed_each(self, tokens: list[int], first: int = 0) -> list[Any]:
+        """Evaluate ``tokens`` after what is held, in one forward pass; return the logits after each
+        of them from the ``first`` on (copies). A guess of what comes next is checked so
+        (:meth:`~agent.providers.llama.cursor.ReplyCursor.until`)."""
+        model = self.model
+        if len(tokens) > model.n_batch:  # more than one forward pass takes: the first ones as usual
+            split = min(first, len(tokens) - model.n_batch)
+            model.evaluate(tokens[:split])
+            tokens, first = tokens[split:], first - split
+        held = model.n_tokens
+        model.remove(0, held)
+        outputs = model.decode([(token, held + k, [0], k >= first) for k, token in enumerate(tokens)])
+        rows = [model.logits_at(k) for k in outputs]
+        model.mark_held(tokens, held)
+        return rows
 
     def evaluate_paths(self, shared: list[int], paths: list[list[int]]) -> tuple[Any, list[Any]]:
         """Evaluate ``shared`` after what is held (and keep it), and each of ``paths`` after that

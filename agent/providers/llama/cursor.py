@@ -15,6 +15,10 @@ from agent.providers.llama.context import Context
 
 #: how many of the likeliest tokens a copied value may choose from at each step
 COPY_CANDIDATES = 200
+#: how many tokens of the user's message :meth:`ReplyCursor.until` guesses ahead, checked in one forward pass:
+#: first this many, twice as many after a guess that was right, up to :data:`GUESSED_TOKENS`
+GUESSED_FIRST = 2
+GUESSED_TOKENS = 8
 
 
 class Tokenizer(Protocol):
@@ -29,9 +33,16 @@ class ReplyCursor:
     Obtained from :meth:`LocalProvider.open_reply` and valid only inside its ``with`` block.
     """
 
-    def __init__(self, tokenizer: Tokenizer, context: Context, logits: Any, tokens: list[int] | None = None):
+    def __init__(self, tokenizer: Tokenizer, context: Context, logits: Any, tokens: list[int] | None = None,
+                 *, lookup: str | None = None):
         self._tokenizer = tokenizer
         self._context = context
+        # guessing ahead (see :meth:`until`) is on with a lookup text, the text values are likely copied
+        # from (the user's message; "" guesses only a value's opening)
+        self._guessing = lookup is not None
+        self._lookup = (lookup or "").encode("utf-8")
+        self._ahead: list[tuple[int, Any]] = []
+        self._size = GUESSED_FIRST
         self._logits = logits  # after what is evaluated (None: not known yet, ``tokens`` are pending)
         # Tokens and text appended but not evaluated yet: they are evaluated in one batch with what
         # comes next (a forward pass costs about as much for one token as for several).
@@ -138,35 +149,100 @@ class ReplyCursor:
         after ``stop``, which is written even when the model ended otherwise.
         """
         context = self._context
-        self._flush()
-        checks = [check for check in (allowed, _substring_of(copy_from)) if check is not None]
         head = opening.encode("utf-8")
+        self._begin(opening)
+        checks = [check for check in (allowed, _substring_of(copy_from)) if check is not None]
         produced = b""
         stop_bytes = stop.encode("utf-8")
-        start, whole_head = (context.token_count, self._logits), False
-        for _ in range(max_tokens):
-            token, piece = self._next_piece(produced, checks, stop_bytes, head, whole_head)
-            if token is None and 0 < len(produced) < len(head) and not whole_head:
-                # a part of the opening led nowhere (`` `` then an unquoted number): start again,
-                # with the whole opening in one token
-                context.truncate(start[0])
-                self._logits, produced, whole_head = start[1], b"", True
+        start, whole_head = (context.token_count - len(self._ahead), self._logits), False
+        try:
+            for step in range(max_tokens):
                 token, piece = self._next_piece(produced, checks, stop_bytes, head, whole_head)
-            if token is None:
+                if token is None and 0 < len(produced) < len(head) and not whole_head:
+                    # a part of the opening led nowhere (`` `` then an unquoted number): start again,
+                    # with the whole opening in one token
+                    self._drop_ahead()
+                    context.truncate(start[0])
+                    self._logits, produced, whole_head = start[1], b"", True
+                    token, piece = self._next_piece(produced, checks, stop_bytes, head, whole_head)
+                if token is None:
+                    break
+                skip = max(0, len(head) - len(produced))  # bytes of this piece that are still the opening
+                ends = [i for i in (piece.find(stop_bytes, skip), piece.find(b"\n", skip)) if i >= 0]
+                if ends:
+                    tail = piece[: min(ends)]
+                    produced += tail
+                    self.extend(tail.decode("utf-8", "ignore") + stop)
+                    return produced[len(head):].decode("utf-8", "ignore")
+                produced += piece
+                # a value's first token is mostly all of it: guessing starts at its second
+                copied = len(produced) - len(piece) > len(head)
+                self._advance(token, produced[len(head):] if copied else b"", max_tokens - step - 1)
+            if len(produced) < len(head):
+                self.extend(head[len(produced):].decode("utf-8", "ignore"))
+            self.extend(stop)
+            return produced[len(head):].decode("utf-8", "ignore")
+        finally:
+            self._drop_ahead()
+
+    # Guessing ahead: ``_ahead`` holds tokens evaluated ahead of what is written, each with the logits
+    # after it, used while they are what is written anyway; the text is the one written a token at a
+    # time, up to the rounding of a batched evaluation.
+
+    def _begin(self, opening: str) -> None:
+        """Evaluate the pending text; a value's opening (mostly a token of its own) is guessed with it."""
+        self._size = GUESSED_FIRST
+        pending = self._take_pending()
+        if pending and opening and self._guessing:
+            guessed = self._tokenizer.tokenize(opening)
+            rows = self._context.feed_each(pending + guessed, first=len(pending) - 1)
+            self._logits, self._ahead = rows[0], list(zip(guessed, rows[1:]))
+        elif pending:
+            self._logits = self._context.feed(pending)
+
+    def _advance(self, token: int, value: bytes, room: int) -> None:
+        """``token`` was written (``value`` is the value so far, b"" when not to guess after it): use
+        the guess it was, or evaluate it with a guess of what follows ``value`` in the lookup text
+        (``_size`` tokens, twice as many after a guess that was right), or alone."""
+        if self._ahead and self._ahead[0][0] == token:
+            self._logits = self._ahead.pop(0)[1]
+            if not self._ahead and value:
+                self._size = min(2 * self._size, GUESSED_TOKENS)
+            return
+        if self._ahead:
+            self._drop_ahead()
+            self._size = GUESSED_FIRST
+        guess = self._guess(value, min(self._size, room))
+        if guess:
+            rows = self._context.feed_each([token, *guess])
+            self._logits, self._ahead = rows[0], list(zip(guess, rows[1:]))
+        else:
+            self._logits = self._context.feed([token])
+
+    def _drop_ahead(self) -> None:
+        """Forget the tokens evaluated ahead and not written."""
+        if self._ahead:
+            self._context.truncate(self._context.token_count - len(self._ahead))
+            self._ahead = []
+
+    def _guess(self, value: bytes, room: int) -> list[int]:
+        """At most ``room`` tokens that follow ``value`` in the lookup text:
+        where the value's end (at least three bytes, or all of it) appears first, to the line's end."""
+        if not value or not self._lookup:
+            return []
+        room = min(room, self._context.room - 2)
+        if room <= 0:
+            return []
+        for size in range(len(value), min(len(value), 3) - 1, -1):
+            at = self._lookup.find(value[-size:])
+            if at >= 0:
                 break
-            skip = max(0, len(head) - len(produced))  # bytes of this piece that are still the opening
-            ends = [i for i in (piece.find(stop_bytes, skip), piece.find(b"\n", skip)) if i >= 0]
-            if ends:
-                tail = piece[: min(ends)]
-                produced += tail
-                self.extend(tail.decode("utf-8", "ignore") + stop)
-                return produced[len(head):].decode("utf-8", "ignore")
-            produced += piece
-            self._logits = context.feed([token])
-        if len(produced) < len(head):
-            self.extend(head[len(produced):].decode("utf-8", "ignore"))
-        self.extend(stop)
-        return produced[len(head):].decode("utf-8", "ignore")
+        else:
+            return []
+        after = self._lookup[at + size:].split(b"\n", 1)[0][:96]
+        if not after or 0x80 <= after[0] < 0xC0:  # not at a character's start
+            return []
+        return self._tokenizer.tokenize(after.decode("utf-8", "ignore"))[:room]
 
     def _next_piece(
         self, produced: bytes, checks: list[Callable[[bytes], bool]], stop: bytes, head: bytes = b"",

@@ -92,6 +92,9 @@ class LocalProvider:
         self._path: Path | None = None
         self._template: ChatTemplate | None = None
         self._grammars: dict[str, Any] = {}
+        #: whether a reply's values are written with guesses of what follows, from the user's message,
+        #: checked several tokens to one forward pass (the same text, sooner; off for comparison)
+        self.guess_ahead = True
 
     # ------------------------------------------------------------------------------- loading
     def resolve_model_file(self) -> Path:
@@ -200,7 +203,10 @@ class LocalProvider:
                 if prefix == tokens[: len(prefix)]:
                     context.keep(prefix)
             common = context.reuse(tokens, len(tokens) - 1)
-            yield ReplyCursor(self, context, None, tokens[common:])  # evaluated with what the reply does first
+            # values are mostly copied from what comes after the kept prompt (the message, the conversation)
+            lookup = "\n".join(str(m.get("content") or "") for m in _plain(messages[keep:])) if self.guess_ahead else None
+            # the pending tokens are evaluated with what the reply does first
+            yield ReplyCursor(self, context, None, tokens[common:], lookup=lookup)
 
     def complete(
         self,
