@@ -16,6 +16,7 @@ import numpy
 import pytest
 
 from agent.providers.llama.cursor import ReplyCursor
+from tests.helpers.cursor import longest_pieces
 
 
 class _Model:
@@ -34,12 +35,7 @@ class _Model:
         return self.PIECES.index(piece)
 
     def tokenize(self, text: str) -> list[int]:
-        data, tokens = text.encode(), []
-        while data:
-            token = max((i for i, piece in enumerate(self.PIECES) if data.startswith(piece)), key=lambda i: len(self.PIECES[i]))
-            tokens.append(token)
-            data = data[len(self.PIECES[token]):]
-        return tokens
+        return longest_pieces(self.PIECES, text)
 
     @property
     def token_count(self) -> int:

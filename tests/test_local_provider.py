@@ -40,6 +40,7 @@ from agent.providers.llama import (
 )
 from agent.providers.llama.adapter import LLAMA_CPP_VERSION, ChatTemplate, LlamaModel, import_llama_cpp, sequences_at_most
 from tests.helpers.wttr import WttrStandIn
+from tests.helpers.cursor import longest_pieces
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -309,12 +310,7 @@ class _TrieModel(_ScriptedModel):
         return logits, after
 
     def tokenize(self, text: str) -> list[int]:
-        data, tokens = text.encode(), []
-        while data:
-            token = max((i for i, piece in enumerate(self.PIECES) if data.startswith(piece)), key=lambda i: len(self.PIECES[i]))
-            tokens.append(token)
-            data = data[len(self.PIECES[token]):]
-        return tokens
+        return longest_pieces(self.PIECES, text)
 
 
 def test_every_branch_point_of_the_options_is_evaluated_in_one_batch_with_the_pending_message():

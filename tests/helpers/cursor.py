@@ -1,4 +1,5 @@
-"""A reply cursor that answers from a script: log-probabilities by option, values in order."""
+"""A reply cursor that answers from a script: log-probabilities by option, values in order; and the
+tokenizer of scripted llama.cpp contexts."""
 
 from __future__ import annotations
 
@@ -29,3 +30,13 @@ class FakeCursor:
         value = self.values.pop(0)
         self.written.append(filters.get("opening", "") + value + stop)
         return value
+
+
+def longest_pieces(pieces: list[bytes], text: str) -> list[int]:
+    """``text`` as tokens of a scripted context: the longest of ``pieces`` that starts what is left, in turn."""
+    data, tokens = text.encode(), []
+    while data:
+        token = max((i for i, piece in enumerate(pieces) if data.startswith(piece)), key=lambda i: len(pieces[i]))
+        tokens.append(token)
+        data = data[len(pieces[token]):]
+    return tokens

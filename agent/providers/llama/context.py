@@ -101,8 +101,10 @@ class Context:
         of them from the ``first`` on (copies). A guess of what comes next is checked so
         (:meth:`~agent.providers.llama.cursor.ReplyCursor.until`)."""
         model = self.model
-        if len(tokens) > model.n_batch:  # more than one forward pass takes: the first ones as usual
-            split = min(first, len(tokens) - model.n_batch)
+        split = len(tokens) - model.n_batch
+        if split > first:
+            raise ValueError(f"feed_each: the logits of at most {model.n_batch} tokens at once")
+        if split > 0:  # more than one batch: the first tokens as usual
             model.evaluate(tokens[:split])
             tokens, first = tokens[split:], first - split
         held = model.n_tokens
