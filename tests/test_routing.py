@@ -428,6 +428,20 @@ def test_an_identifier_the_message_does_not_state_is_copied_from_it_or_the_tool_
     assert Router(RouterOptions(copy_invented=False)).decide(kept, [PLUG], said, "en").params == {"device_id": "12345"}
 
 
+def test_an_e_mail_address_the_message_does_not_give_is_copied_from_it():
+    share = ToolManifest("share_calendar", "Share a calendar with someone", {"calendar": "Calendar name", "email": "Their e-mail"},
+                         ["Share my work calendar with ann@example.org"], required=["calendar", "email"])
+    said = "把“家庭”日历共享给 mom@qq.com"
+    provider = ScoringProvider({"share_calendar": 0.0, "none": -9.0}, ["家庭", "your_email@example.com", "mom@qq.com"])
+    decision = Router(RouterOptions()).decide(provider, [share], said, "zh")
+    assert decision.params == {"calendar": "家庭", "email": "mom@qq.com"}
+    assert provider.cursor.filters[2]["copy_from"] == said
+    # the message gives no address: the copy holds none, the value is missing and the tool not called
+    provider = ScoringProvider({"share_calendar": 0.0, "none": -9.0}, ["家庭", "your_email@example.com", "妈妈"])
+    decision = Router(RouterOptions()).decide(provider, [share], "把“家庭”日历共享给妈妈", "zh")
+    assert decision.tool is None and (decision.declined, decision.missing) == ("share_calendar", "email")
+
+
 @pytest.mark.parametrize("value, message, made_up", [
     ("12345", "switch off the coffee machine plug", True),
     ("offer 123456", "book the diving tour", True),
@@ -443,6 +457,10 @@ def test_an_identifier_the_message_does_not_state_is_copied_from_it_or_the_tool_
     ("your_username", "cancel the latest pipeline run", True),  # a placeholder, not the user's name
     ("<repo>", "list the branches", True),
     ("your_repo", "open your_repo please", False),  # the message says it
+    ("your_email@example.com", "把“家庭”日历共享给 mom@qq.com", True),  # an address the message does not give
+    ("Mom@QQ.com", "把“家庭”日历共享给 mom@qq.com", False),
+    ("mom@qq.com, dad@qq.com", "share it with mom@qq.com and dad@qq.com", False),
+    ("dad@qq.com", "share it with mom@qq.com", True),
 ])
 def test_a_value_with_a_number_the_message_lacks_is_invented(value, message, made_up):
     from agent.router.values import invented

@@ -32,7 +32,7 @@ from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
     ID_KEY, clean_value, completed, foreign, in_range, invented, named, named_tool, numberless, opening,
-    respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters,
+    respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
 )
 from agent.toolkit.base import ToolManifest, members
 
@@ -431,8 +431,8 @@ class Router:
         if made_up or options.copy_foreign and "copy_from" not in filters and (foreign(value, text) or unstated(value, text)):
             cursor.rewind(start)
             copied = clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
-            if made_up:  # nothing when the message has nothing for it (a letter picked out of a word is nothing)
-                return "" if len(copied) == 1 and copied.isalpha() else copied
+            if made_up:  # nothing when the message has nothing for it
+                return worth_copying(value, copied)
             if copied and (foreign(value, copied) or not foreign(copied, text)):  # the message's own words
                 return copied
             rewrite(cursor, start, value, "opening" in filters)

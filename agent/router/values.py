@@ -147,6 +147,8 @@ _ARITHMETIC = re.compile(r"\d\s*[-+*/^×÷]\s*[\d(]|[a-z]\(\d", re.IGNORECASE)
 
 #: a value that stands for one the user did not give: "your_username", "<repo>", "{id}", "xxx"
 _PLACEHOLDER = re.compile(r"(?:your|my)_\w+|<[^<>]+>|\{[^{}]+\}|x{3,}", re.IGNORECASE)
+#: an e-mail address (the value's own: one the message does not give is made up)
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: a parameter that names a thing by its number: ``run_id``, ``order_number``
 ID_KEY = re.compile(r"(?:^|_)(?:id|ids|number|num|no)$", re.IGNORECASE)
 
@@ -154,15 +156,26 @@ ID_KEY = re.compile(r"(?:^|_)(?:id|ids|number|num|no)$", re.IGNORECASE)
 def invented(value: str, message: str) -> bool:
     """Whether ``value`` states a number of three or more digits that ``message`` does not (device
     ``12345``, offer ``123456``: an identifier taken from an example, not from the user), or is a
-    placeholder the message does not contain (``your_username``). Dates, times and arithmetic are
-    composed from words and are not judged."""
+    placeholder the message does not contain (``your_username``), or an e-mail address it does not
+    give (``your_email@example.com``). Dates, times and arithmetic are composed from words and are
+    not judged."""
     value, message = (unicodedata.normalize("NFKC", text) for text in (value, message))
     if _PLACEHOLDER.fullmatch(value.strip()) and value.strip().casefold() not in message.casefold():
+        return True
+    if any(address.casefold() not in message.casefold() for address in _ADDRESS.findall(value)):
         return True
     if _DATE_OR_TIME.search(value) or _ARITHMETIC.search(value):
         return False
     said = set(re.findall(r"[0-9]+", re.sub(r"(?<=[0-9])[,_' ](?=[0-9]{3})", "", message)))  # 1,500 states 1500
     return any(run not in said for run in re.findall(r"[0-9]{3,}", value))
+
+
+def worth_copying(value: str, copied: str) -> str:
+    """What the message's words ``copied`` for a made-up ``value`` are worth: nothing when they are a
+    letter picked out of a word, or no e-mail address for a value that was one (the message gives none)."""
+    if len(copied) == 1 and copied.isalpha():
+        return ""
+    return "" if _ADDRESS.search(value) and not _ADDRESS.search(copied) else copied
 
 
 #: a number's scale said after it: "3万円" is 30000, "2.5 million" 2500000 (千米, 千克 … are units, not thousands)
