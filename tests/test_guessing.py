@@ -42,6 +42,10 @@ class _Model:
         return len(self.history)
 
     @property
+    def tokens(self) -> list[int]:
+        return list(self.history)
+
+    @property
     def room(self) -> int:
         return 100 - len(self.history)
 
@@ -141,6 +145,34 @@ def test_a_check_on_the_value_still_holds_for_guessed_tokens():
     alone, _ = _writes(table, None, allowed=digits)
     guessed, model = _writes(table, "3/8", allowed=digits)
     assert alone == guessed == "3" and model.detokenize(model.history) == b"x:3"
+
+
+def test_a_value_written_again_does_not_evaluate_its_frame_again():
+    """A value rewritten (copied from the message, put in the asked form) is rewound to a mark taken
+    while its frame was still pending: the frame, evaluated since, stays held, and only the value and
+    what follows it are evaluated again; the context holds exactly what was written."""
+    table = {b'x: "': b"3", b'x: "3': b'"', b'x: "8"': b'"'}
+    model = _Model(table)
+    cursor = ReplyCursor(model, model, None, [model.token(b"x:")], lookup="")  # type: ignore[arg-type]
+    cursor.extend(' "')
+    start = cursor.mark()  # the frame (x: ") not evaluated yet
+    assert cursor.until('"') == "3"
+    passes = model.passes
+    cursor.rewind(start)
+    assert model.detokenize(model.history) == b"x:"  # the frame's last token waits, to give the logits after it
+    cursor.extend('8"')
+    assert cursor.until('"') == ""  # evaluates what is pending: ' "' and '8"' in one pass
+    assert model.detokenize(model.history) == b'x: "8"' and model.passes == passes + 1
+    # text appended after the mark that the frame's last token joins (" " and '"' are ' "'): nothing is kept
+    model = _Model({b'x: "': b"3", b'x: "3': b'"', b"x: ": b'"'})
+    cursor = ReplyCursor(model, model, None, [model.token(b"x:")], lookup="")  # type: ignore[arg-type]
+    cursor.extend(" ")
+    start = cursor.mark()
+    cursor.extend('"')
+    assert cursor.until('"') == "3"
+    cursor.rewind(start)
+    assert model.history == []
+    assert cursor.until('"') == "" and model.detokenize(model.history) == b"x: "
 
 
 @pytest.mark.model

@@ -54,9 +54,16 @@ class ReplyCursor:
         return self._context.token_count, self._logits, list(self._tokens), self._pending
 
     def rewind(self, mark: tuple[int, Any, list[int], str]) -> None:
-        """Forget what was written after ``mark``."""
+        """Forget what was written after ``mark``. Text that was pending at the mark and has been
+        evaluated since, as it was (a value's frame, ``"origin": "``), stays evaluated: a value
+        written again after it costs its own tokens, not the frame's again."""
         count, self._logits, tokens, self._pending = mark
         self._tokens = list(tokens)
+        pending = self._tokens + (self._tokenizer.tokenize(self._pending) if self._pending else [])
+        held = self._context.tokens[count:count + len(pending)]
+        if len(pending) > 1 and held == pending:  # its last token pending again: the logits after it are needed
+            count += len(pending) - 1
+            self._tokens, self._pending, self._logits = pending[-1:], "", None
         self._context.truncate(count)
 
     def extend(self, text: str) -> None:
