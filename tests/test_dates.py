@@ -7,6 +7,7 @@ import pytest
 import agent.toolkit.dates as dates
 from agent.router import Router, RouterOptions
 from agent.router.forms import DATE, value_form
+from agent.router.values import only_empty, value_filters
 from agent.toolkit.base import ToolManifest
 from tests.test_routing import ScoringProvider
 
@@ -96,6 +97,8 @@ def test_a_date_the_message_names_is_written_as_the_tool_asks_and_one_it_does_no
     trip = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["東京", "2027-07-20", "2027-07-20"])
     decision = Router(RouterOptions()).decide(trip, [FLIGHTS], "東京発、2027年7月20日出発で8月3日に帰ってくる", "ja")
     assert decision.params == {"origin": "東京", "departure_date": "2027-07-20", "return_date": "2027-08-03"}  # told apart
+    # the dates it names, in the asked form, are the values' hints (guessed as they are written), the origin has none
+    assert [f.get("hint") for f in trip.cursor.filters] == [None, "2027-07-20\n2027-08-03", "2027-07-20\n2027-08-03"]
     kept = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["Oslo", "2023-04-15", ""])
     decision = Router(RouterOptions(value_forms=False)).decide(kept, [FLIGHTS], "flights from Oslo", "en")
     assert decision.params["departure_date"] == "2023-04-15"  # the lever off: as the model wrote it
@@ -109,7 +112,11 @@ def test_a_count_is_not_copied_from_a_date():
     provider = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["東京", "2027-07-20", ""])
     decision = Router(RouterOptions()).decide(provider, [trip], "東京発、2027年7月20日出発で8月3日に帰る", "ja")
     assert decision.params == {"origin": "東京", "departure_date": "2027-07-20"}
-    assert provider.cursor.filters[2]["copy_from"] == "東京発、          出発で    に帰る"  # the dates' digits are no count
+    # the dates' digits are no count: the passengers, which could only be empty, are not written
+    assert len(provider.cursor.filters) == 2 and '"passengers"' not in "".join(provider.cursor.written)
+    filters = value_filters(trip, "passengers", "東京発、2027年7月20日出発で8月3日に帰る", RouterOptions())
+    assert filters["copy_from"] == "東京発、          出発で    に帰る" and only_empty(filters)
+    assert not only_empty(value_filters(trip, "passengers", "東京発、2027年7月20日出発、2人", RouterOptions()))
     assert dates.without_dates("next Friday for 3 people") == "next Friday for 3 people"
     assert dates.without_dates("朝8時以降、2人") == "朝  以降、2人" and dates.without_dates("at 7pm, 4 of us") == "at    , 4 of us"
     year = ToolManifest("holidays", "Public holidays", {"year": "The year"}, ["Holidays in 2027"],

@@ -24,7 +24,7 @@ class _Model:
     from a table; every forward pass (``feed``, ``feed_each``) is counted."""
 
     PIECES = [b"x:", b'"', b' "', b"(", b"3", b"/", b"8", b" +", b" ", b"5", b")", b" please",
-              b"Seattle", b" this", b" afternoon"] + [b"~"] * 300
+              b"Seattle", b" this", b" afternoon", b"2", b"0", b"-"] + [b"~"] * 300
 
     def __init__(self, table: dict[bytes, Any]):
         self.table = table  # text so far -> the piece written next (or several, likeliest first)
@@ -173,6 +173,22 @@ def test_a_value_written_again_does_not_evaluate_its_frame_again():
     cursor.rewind(start)
     assert model.history == []
     assert cursor.until('"') == "" and model.detokenize(model.history) == b"x: "
+
+
+def test_a_hinted_value_is_guessed_whole_with_its_opening_and_a_wrong_hint_changes_nothing():
+    """A date the message names, in the form the parameter asks for ("2027-03-02" of "March 2, 2027"),
+    is no piece of the message: given as a hint, it is guessed with the value's opening."""
+    date = {b"x:": b' "', b'x: "': b"2", b'x: "2': b"0", b'x: "20': b"2", b'x: "202': b"0", b'x: "2020': b"-",
+            b'x: "2020-': b"0", b'x: "2020-0': b"3", b'x: "2020-03': b'"'}
+    alone, one_by_one = _writes(date, None, opening=' "', hint="2020-03")
+    hinted, model = _writes(date, "", opening=' "', hint="2020-03")
+    assert alone == hinted == "2020-03"
+    assert (one_by_one.passes, model.passes) == (9, 1)  # the head, the opening and seven tokens, against one pass
+    # the second of two hints, and one the model does not write
+    for hint in ("2020-05\n2020-03", "3838-88"):
+        guessed, model = _writes(date, "", opening=' "', hint=hint)
+        assert guessed == "2020-03" and model.detokenize(model.history) == b'x: "2020-03'
+        assert model.passes < one_by_one.passes or hint == "3838-88"
 
 
 @pytest.mark.model

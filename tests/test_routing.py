@@ -222,21 +222,26 @@ class ScoringProvider:
 def test_scored_choice_writes_the_real_keys_and_chooses_enum_values():
     provider = ScoringProvider({"notes": -0.5, "none": -1.0, "weather": -3.0, "search": -0.1, "add": -2.0}, ["passport", ""])
     router = Router(RouterOptions(none_bias=0.0))
-    decision = router.decide(provider, [WEATHER, NOTES], "When does my passport expire?", "en")
+    decision = router.decide(provider, [WEATHER, NOTES], "When does my passport from 2019 expire?", "en")
     assert decision.tool == "notes"
     assert decision.params == {"action": "search", "text": "passport"}  # the empty id is left out
     assert "".join(provider.cursor.written) == (
         '{"tool": "notes", "params": {"action": "search", "text": "passport", "id": ""'
     )
     messages, keep = provider.opened[0]
-    assert keep == len(messages) - 1 and messages[-1]["content"] == "When does my passport expire?"
+    assert keep == len(messages) - 1 and messages[-1]["content"] == "When does my passport from 2019 expire?"
     # optional text: copied from the message; optional id: a number, copied from the message
     text_filters, id_filters = provider.cursor.filters
-    assert text_filters == {"copy_from": "When does my passport expire?", "opening": ' "'}
-    assert id_filters["copy_from"] == "When does my passport expire?"
+    assert text_filters == {"copy_from": "When does my passport from 2019 expire?", "opening": ' "'}
+    assert id_filters["copy_from"] == "When does my passport from 2019 expire?"
     # an integer parameter takes digits only: "0." or "3.5" is no integer
     assert id_filters["allowed"](b"12") and id_filters["allowed"](b"-3") and not id_filters["allowed"](b"twelve")
     assert not id_filters["allowed"](b"3.5") and not id_filters["allowed"](b"0.")
+    # a message that states no number: the optional id could only be empty, and is not written at all
+    provider = ScoringProvider({"notes": -0.5, "none": -1.0, "weather": -3.0, "search": -0.1, "add": -2.0}, ["passport"])
+    decision = router.decide(provider, [WEATHER, NOTES], "When does my passport expire?", "en")
+    assert decision.params == {"action": "search", "text": "passport"} and len(provider.cursor.filters) == 1
+    assert "".join(provider.cursor.written) == '{"tool": "notes", "params": {"action": "search", "text": "passport"'
 
 
 def test_none_bias_moves_the_decision():

@@ -137,8 +137,10 @@ class ReplyCursor(Protocol):
         allowed: Callable[[bytes], bool] | None = None,
         copy_from: str | None = None,
         opening: str = "",
+        hint: str = "",
     ) -> str:
-        """Write greedily until ``stop``; return what was written before it."""
+        """Write greedily until ``stop``; return what was written before it (``hint``: what it likely
+        is, one per line, which may make it faster to write, never different)."""
         ...
 
 

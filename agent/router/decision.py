@@ -9,14 +9,7 @@ from typing import Any
 
 from agent.loop.replies import parse_reply
 from agent.providers.base import (
-    Provider,
-    ProviderError,
-    ReplyCursor,
-    ScoredDecoding,
-    SentenceVectors,
-    prefix_cache,
-    scored_decoding,
-    sentence_vectors,
+    Provider, ProviderError, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
 )
 from agent.router.candidates import ToolIndex, in_english, index_for, needs_english
 from agent.router.fit import for_missing, for_numbers
@@ -32,7 +25,7 @@ from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
     ID_KEY, clean_value, completed, foreign, in_range, invented, named, named_tool, numberless, opening,
-    respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
+    only_empty, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
 )
 from agent.toolkit.base import ToolManifest, members
 
@@ -310,10 +303,14 @@ class Router:
         """Write each parameter of ``manifest`` (see :meth:`_write_call`); an object whose members are
         named (:func:`~agent.toolkit.base.members`) is written by :meth:`_write_object`."""
         params: dict[str, Any] = {}
-        for i, key in enumerate(manifest.parameters):
-            lead = ("" if i == 0 else ", ") + json.dumps(key) + ":"
+        framed = 0  # keys written into the frame
+        for key in manifest.parameters:
+            lead = ("" if framed == 0 else ", ") + json.dumps(key) + ":"
             values = enum_values(manifest, key)
             inner = members(manifest, key)
+            if inner is None and not values and key not in manifest.required and only_empty(value_filters(manifest, key, text, self.options)):
+                continue  # an optional number the message states none for would be written empty: not written
+            framed += 1
             if inner is not None:
                 value: Any = self._write_object(cursor, inner, lead, quote, source, text)
             elif values:
@@ -390,8 +387,10 @@ class Router:
         declared = manifest.parameter_types.get(key) is not None  # typed by the tool, not a plain description
         if options.model_quotes:
             filters["opening"] = ' "'
-        value = clean_value(cursor.until('"', options.max_value_tokens, **filters))
         form = value_form(manifest, key) if options.value_forms else None
+        if form is not None and (named_here := form.in_order(text)):  # guessed as the value is written
+            filters["hint"] = "\n".join(named_here)
+        value = clean_value(cursor.until('"', options.max_value_tokens, **filters))
         if form is DATE and (bound := month_bound(key, text)):  # "2026年10月の取引": the month's first or last day
             rewrite(cursor, start, bound, "opening" in filters)
             return bound

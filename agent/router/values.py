@@ -48,6 +48,12 @@ def value_filters(manifest: ToolManifest, key: str, message: str, options: Route
     return filters
 
 
+def only_empty(filters: dict[str, Any]) -> bool:
+    """Whether a value written with ``filters`` (:func:`value_filters`) can only be empty: a number
+    copied from a message that states none (the digits of its dates left out)."""
+    return "allowed" in filters and "copy_from" in filters and not re.search(r"[0-9]", filters["copy_from"])
+
+
 def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str | None = None) -> dict[str, Any]:
     """``params`` without the optional values that state nothing: one equal to the parameter's
     default (the tool gets it anyway: "draft": false, "state": "open"), a piece of the message

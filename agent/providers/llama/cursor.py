@@ -43,6 +43,7 @@ class ReplyCursor:
         self._lookup = (lookup or "").encode("utf-8")
         self._ahead: list[tuple[int, Any]] = []
         self._size = GUESSED_FIRST
+        self._hint = b""  # what the value being written likely is (see :meth:`until`)
         self._logits = logits  # after what is evaluated (None: not known yet, ``tokens`` are pending)
         # Tokens and text appended but not evaluated yet: they are evaluated in one batch with what
         # comes next (a forward pass costs about as much for one token as for several).
@@ -141,6 +142,7 @@ class ReplyCursor:
         allowed: Callable[[bytes], bool] | None = None,
         copy_from: str | None = None,
         opening: str = "",
+        hint: str = "",
     ) -> str:
         """Write greedily until ``stop`` (one character), a line end or the end of the reply.
 
@@ -154,9 +156,14 @@ class ReplyCursor:
         (``"(`` or ``"/`` are single tokens; after a forced ``"`` the model rarely writes ``(`` or ``/``).
         It is not part of the returned text. Returns the text before the end; the reply then continues
         after ``stop``, which is written even when the model ended otherwise.
+
+        ``hint``: what the value likely is, one per line (the dates a message names, in the form the
+        parameter asks for); with guessing on, the first is guessed whole with the opening, and all are
+        guessed from as the message is. It changes nothing that is written, only how fast.
         """
         context = self._context
         head = opening.encode("utf-8")
+        self._hint = hint.encode("utf-8") if self._guessing else b""
         self._begin(opening)
         checks = [check for check in (allowed, _substring_of(copy_from)) if check is not None]
         produced = b""
@@ -182,8 +189,8 @@ class ReplyCursor:
                     self.extend(tail.decode("utf-8", "ignore") + stop)
                     return produced[len(head):].decode("utf-8", "ignore")
                 produced += piece
-                # a value's first token is mostly all of it: guessing starts at its second
-                copied = len(produced) - len(piece) > len(head)
+                # a value's first token is mostly all of it: guessing starts at its second (or a hint's)
+                copied = len(produced) - len(piece) > len(head) or bool(self._hint) and len(produced) > len(head)
                 self._advance(token, produced[len(head):] if copied else b"", max_tokens - step - 1)
             if len(produced) < len(head):
                 self.extend(head[len(produced):].decode("utf-8", "ignore"))
@@ -191,6 +198,7 @@ class ReplyCursor:
             return produced[len(head):].decode("utf-8", "ignore")
         finally:
             self._drop_ahead()
+            self._hint = b""
 
     # Guessing ahead: ``_ahead`` holds tokens evaluated ahead of what is written, each with the logits
     # after it, used while they are what is written anyway; the text is the one written a token at a
@@ -200,8 +208,9 @@ class ReplyCursor:
         """Evaluate the pending text; a value's opening (mostly a token of its own) is guessed with it."""
         self._size = GUESSED_FIRST
         pending = self._take_pending()
-        if pending and opening and self._guessing:
-            guessed = self._tokenizer.tokenize(opening)
+        hinted = self._hint.split(b"\n", 1)[0].decode("utf-8", "ignore")
+        if pending and (opening or hinted) and self._guessing:
+            guessed = self._tokenizer.tokenize(opening + hinted)
             rows = self._context.feed_each(pending + guessed, first=len(pending) - 1)
             self._logits, self._ahead = rows[0], list(zip(guessed, rows[1:]))
         elif pending:
@@ -235,18 +244,19 @@ class ReplyCursor:
     def _guess(self, value: bytes, room: int) -> list[int]:
         """At most ``room`` tokens that follow ``value`` in the lookup text:
         where the value's end (at least three bytes, or all of it) appears first, to the line's end."""
-        if not value or not self._lookup:
+        lookup = b"\n".join(filter(None, (self._hint, self._lookup)))
+        if not value or not lookup:
             return []
         room = min(room, self._context.room - 2)
         if room <= 0:
             return []
         for size in range(len(value), min(len(value), 3) - 1, -1):
-            at = self._lookup.find(value[-size:])
+            at = lookup.find(value[-size:])
             if at >= 0:
                 break
         else:
             return []
-        after = self._lookup[at + size:].split(b"\n", 1)[0][:96]
+        after = lookup[at + size:].split(b"\n", 1)[0][:96]
         if not after or 0x80 <= after[0] < 0xC0:  # not at a character's start
             return []
         return self._tokenizer.tokenize(after.decode("utf-8", "ignore"))[:room]
