@@ -91,6 +91,7 @@ def test_a_date_the_message_names_is_written_as_the_tool_asks_and_one_it_does_no
     one = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["Oslo", "2023-04-15", "Oslo", ""])
     decision = Router(RouterOptions()).decide(one, [FLIGHTS], "flights from Oslo next Friday", "en")
     assert decision.params == {"origin": "Oslo", "departure_date": "2026-12-11"}  # the copy named none: the one date said
+    assert '"return_date"' not in "".join(one.cursor.written)  # it could only repeat that date: not written
     nothing = ScoringProvider({"search_flights": 0.0, "none": -9.0}, ["Oslo", "2023-04-15", "Oslo"])
     decision = Router(RouterOptions()).decide(nothing, [FLIGHTS], "flights from Oslo", "en")
     assert decision.tool is None and (decision.declined, decision.missing) == ("search_flights", "departure_date")

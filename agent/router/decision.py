@@ -25,7 +25,7 @@ from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
     ID_KEY, clean_value, completed, foreign, in_range, invented, named, named_tool, numberless, opening,
-    only_empty, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
+    nothing_to_write, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
 )
 from agent.toolkit.base import ToolManifest, members
 
@@ -308,8 +308,8 @@ class Router:
             lead = ("" if framed == 0 else ", ") + json.dumps(key) + ":"
             values = enum_values(manifest, key)
             inner = members(manifest, key)
-            if inner is None and not values and key not in manifest.required and only_empty(value_filters(manifest, key, text, self.options)):
-                continue  # an optional number the message states none for would be written empty: not written
+            if nothing_to_write(manifest, key, text, params, self.options):
+                continue  # an optional value that could only be empty ("guests" of a message with no number)
             framed += 1
             if inner is not None:
                 value: Any = self._write_object(cursor, inner, lead, quote, source, text)

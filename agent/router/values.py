@@ -12,9 +12,9 @@ from typing import Any
 
 from agent.i18n import detect_language
 from agent.router.candidates import CJK
-from agent.router.forms import place_named
+from agent.router.forms import DATE, month_bound, place_named, value_form
 from agent.router.options import RouterOptions
-from agent.router.prompt import LINK, is_link, value_schema
+from agent.router.prompt import LINK, enum_values, is_link, value_schema
 from agent.router.spoken import with_digits
 from agent.toolkit.dates import without_dates
 from agent.toolkit.base import ToolManifest, members
@@ -52,6 +52,18 @@ def only_empty(filters: dict[str, Any]) -> bool:
     """Whether a value written with ``filters`` (:func:`value_filters`) can only be empty: a number
     copied from a message that states none (the digits of its dates left out)."""
     return "allowed" in filters and "copy_from" in filters and not re.search(r"[0-9]", filters["copy_from"])
+
+
+def nothing_to_write(manifest: ToolManifest, key: str, text: str, written: dict[str, Any], options: RouterOptions) -> bool:
+    """Whether the optional parameter ``key`` can only come out empty for the message ``text``, so that
+    it is not written at all: a number when the message states none (:func:`only_empty`), or a date
+    when every date the message names is a value ``written`` before it (the departure's, for the return)."""
+    if key in manifest.required or enum_values(manifest, key) or members(manifest, key) is not None:
+        return False
+    if only_empty(value_filters(manifest, key, text, options)):
+        return True
+    form = value_form(manifest, key) if options.value_forms else None
+    return form is DATE and not month_bound(key, text) and set(form.in_order(text)) <= {str(v) for v in written.values()}
 
 
 def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str | None = None) -> dict[str, Any]:
