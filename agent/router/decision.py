@@ -388,7 +388,8 @@ class Router:
         if options.model_quotes:
             filters["opening"] = ' "'
         form = value_form(manifest, key) if options.value_forms else None
-        if form is not None and (named_here := form.in_order(text)):  # guessed as the value is written
+        named_here = form.in_order(text) if form is not None else []
+        if named_here:  # guessed as the value is written
             filters["hint"] = "\n".join(named_here)
         value = clean_value(cursor.until('"', options.max_value_tokens, **filters))
         if form is DATE and (bound := month_bound(key, text)):  # "2026年10月の取引": the month's first or last day
@@ -399,7 +400,7 @@ class Router:
             if options.whole_words and (whole := completed(manifest, key, said, text)) != said:
                 rewrite(cursor, start, whole, "opening" in filters)
             return whole if options.whole_words else said
-        normal, stated = form.normal(value), form.stated(text)
+        normal, stated = form.normal(value), set(named_here)
         if normal is not None and stated and normal not in stated:  # not what the message names: copied from it
             cursor.rewind(start)
             copied = form.normal(clean_value(cursor.until('"', options.max_value_tokens, **{**filters, "copy_from": text})))
