@@ -143,6 +143,12 @@ def test_a_follow_up_that_states_no_value_keeps_the_values_the_model_wrote():
         ("并把结果存到笔记", "17*23 = 391", "并把391存到笔记"),
         ("それを4倍して", "5 mi = 8.04672 km", "8.04672*4"),
         ("その結果をメモして", "= 12", "12をメモして"),
+        ("把它记下来", "8.04672 km", "把8.04672记下来"),  # a figure with its unit
+        # a result that is no figure is written in as it reads, not as the last number in it (the wind's 32)
+        ("然后把结果记到笔记里", "青岛: 8°C (feels like 5°C), Windy, humidity 58%, wind 32 km/h\nmore",
+         "然后把青岛: 8°C (feels like 5°C), Windy, humidity 58%, wind 32 km/h记到笔记里"),
+        ("save the result as a note", "Lima: 18°C, Sunny", "save Lima: 18°C, Sunny as a note"),
+        ("save that figure as a note", "Lima: 18°C, Sunny", "save 18 as a note"),  # a figure asked for
     ],
 )
 def test_a_later_request_gets_the_earlier_result_written_in(part, result, expected):

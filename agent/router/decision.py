@@ -24,7 +24,7 @@ from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
-    ID_KEY, clean_value, completed, foreign, in_range, invented, named, named_tool, numberless, opening,
+    ID_KEY, clean_value, completed, foreign, in_range, invented, means_empty, named, named_tool, numberless, opening,
     nothing_to_write, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
 )
 from agent.toolkit.base import ToolManifest, members
@@ -364,16 +364,16 @@ class Router:
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
         value = self._written_value(cursor, manifest, key, text)
         if value_schema(manifest, key).get("type") in ("number", "integer"):
-            text = with_digits(text) if self.options.spoken_numbers else text  # as the value was copied
-            value = scaled(value.rstrip(".,"), text)  # "0." is a number begun, not a value; "3" of "3万円" is 30000
+            # "0." is a number begun, not a value; "3" of "3万円" is 30000; the rest read the message as the value was copied
+            value, text = scaled(value.rstrip(".,"), text), with_digits(text) if self.options.spoken_numbers else text
             if self.options.copy_invented and ID_KEY.search(key) and invented(value, text):
                 return ""  # run 1234567890 of no message: the thing is not named, the value is missing
             if not in_range(value, value_schema(manifest, key)):
                 return ""  # 20 for Kelvin that start at 2000: not this parameter's number (a required one is missing)
             if key in manifest.required and numberless(value, text):
                 return ""  # 100 mph for a message that states no number: made up, the value is missing
-        if key not in manifest.required and len(value) == 1 and value.isalpha():
-            return ""  # one letter picked out of a sentence (日 of 今日, e of "time") is not a value worth stating
+        if key not in manifest.required and (len(value) == 1 and value.isalpha() or means_empty(manifest, key, value)):
+            return ""  # one letter picked out of a sentence (日 of 今日, e of "time"), or "local" for "leave empty for local"
         return value
 
     def _written_value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:

@@ -209,10 +209,26 @@ def with_result(part: str, context: Context) -> str:
     link = nth_link(part, context)
     if link is not None:  # "open the first result" after a search: that result's address
         return _NTH.sub(link, part, count=1)
-    number = previous_number(context)
-    if number is None:
+    number, said = previous_number(context), result_said(context)
+    if said is None:
         return part
-    return _RESULT_PHRASE.sub(number, part, count=1)
+    return _RESULT_PHRASE.sub(lambda m: number if number and _FIGURE.search(m.group(0)) else said, part, count=1)
+
+
+#: words for a result that is a figure ("the total", "得数", "その値")
+_FIGURE = re.compile(r"number|total|sum|value|figure|得数|数|値", re.IGNORECASE)
+
+
+def result_said(context: Context) -> str | None:
+    """What "the result" of the previous exchange is: its figure when its last call computed one ("17*23 = 391",
+    "5 mi = 8.04672 km", "391"), else the first line of what it returned ("青岛: 8°C (feels like 5°C), Windy, …":
+    a note of "the result" holds that, not the 32 of its wind); None when no call returned anything."""
+    call = next((c for c in reversed(context.exchanges[-1].calls) if c.ok and c.result.strip()), None) if context else None
+    if call is None:
+        return None
+    line, number = call.result.strip().splitlines()[0].strip()[:160], previous_number(context)
+    computed = "=" in line or re.fullmatch(r"-?[\d.,]+\s*[^\s\d]{0,12}", line.translate(_WIDE))
+    return number if number is not None and computed else line
 
 
 def nth_link(part: str, context: Context) -> str | None:

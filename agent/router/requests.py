@@ -22,6 +22,7 @@ from agent.router.followups import (
 )
 from agent.router.forms import UNIT, place_names, takes_place, value_form
 from agent.router.prompt import Decision, value_schema
+from agent.router.repeats import also_asked as _also, numbered as _numbered
 from agent.router.references import (
     carried,
     folded as _folded,
@@ -31,7 +32,7 @@ from agent.router.references import (
     with_result,
     works_on_result,
 )
-from agent.router.spoken import with_digits, with_powers
+from agent.router.spoken import multiplied, with_digits, with_powers
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider
@@ -99,6 +100,7 @@ def decide_requests(
     margin = getattr(getattr(router, "options", None), "chain_margin", 3.0)
     decisions = _compared(_requests(router, provider, manifests, text, language, context, whole, parted=not said.whole),
                           text, manifests)
+    decisions = _numbered(decisions, whole, multiplied(with_digits(text)))
     # a further call may follow this turn's results: a part works on them, the whole message's decision
     # had another tool close behind, it asks for a unit no call holds, or how far apart two calls' results are
     decisions[0].follows = bool(decisions[0].then) or may_chain(whole, margin) or _other_unit(text, decisions) \
@@ -187,7 +189,8 @@ def _decided_parts(router: "Router", provider: "Provider", manifests: list["Tool
     so_far = context
     for i, part in enumerate(parts):
         if not bare[i]:
-            decision = _completed_part(router.decide(provider, manifests, part, language, so_far), part, so_far, manifests)
+            decision = _also(_completed_part(router.decide(provider, manifests, part, language, so_far), part, so_far, manifests),
+                             part, so_far)
             decided[i] = decision
             so_far = so_far.then(_exchange(part, decision))
     for i, part in enumerate(parts):
@@ -335,7 +338,7 @@ def _covers(whole: Decision, parts: list[str], manifest: "ToolManifest | None" =
 def _own(decision: Decision, part: str) -> bool:
     """Whether a part's call is its own request: a value of it is stated in the part, the part refers to
     an earlier one ("what time is it there?"), or the call takes no values."""
-    words = {_folded(w) for w in _WORD.findall(part)}  # "1280 * 0.85" is stated in "1280×0.85 を計算して"
+    words = {_folded(w) for w in _WORD.findall(f"{part} {multiplied(with_digits(part))}")}  # "1280 * 0.85" is stated in "1280×0.85 を計算して"
     return (not decision.params or decision.carried or any(_folded(str(v)) and _folded(str(v)) in _folded(part) for v in decision.params.values())
             or any(_folded(w) in words for v in decision.params.values() for w in _WORD.findall(str(v)))
             or refers_back(part))

@@ -42,6 +42,29 @@ def with_digits(text: str, one: bool = False) -> str:
     return text
 
 
+#: digits with a Chinese or Japanese multiplier ("3万円", "1.5万", "3万5千", "5億", "2千円"; not 千米 or 千克,
+#: kilometres and kilograms, which are units of their own)
+MULTIPLIED = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?:[万萬](?:\d+千|\d{1,4}(?![\d.]))?|[亿億](?:\d+[万萬])?|千(?![米克瓦卡伏帕赫焦兆]))")
+
+
+def multiplied(text: str) -> str:
+    """``text`` with digits said with a multiplier written as one number: "3万円" is "30000円". (The numbers a
+    value is copied from keep the message's "3" and scale it after: :func:`agent.router.values.scaled`.)"""
+    return MULTIPLIED.sub(_mixed_digits, text) if MULTIPLIED.search(text) else text
+
+
+def _mixed_digits(match: re.Match) -> str:
+    import cn2an
+
+    run = match.group(0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return str(cn2an.cn2an(run.replace("萬", "万").replace("億", "亿"), "smart")).removesuffix(".0")
+    except (ValueError, KeyError, IndexError, TypeError):
+        return run
+
+
 @lru_cache(maxsize=256)
 def _cjk_digits(text: str, one: bool) -> str:
     import cn2an

@@ -15,7 +15,7 @@ from agent.router.candidates import CJK
 from agent.router.forms import DATE, month_bound, place_named, value_form
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, enum_values, is_link, value_schema
-from agent.router.spoken import with_digits
+from agent.router.spoken import MULTIPLIED, multiplied, with_digits
 from agent.toolkit.dates import without_dates
 from agent.toolkit.base import ToolManifest, members
 
@@ -379,8 +379,21 @@ def completed(manifest: ToolManifest, key: str, value: str, message: str) -> str
     or, when nothing was written for a parameter that takes a place, the one place the message names
     in Chinese or Japanese script (:func:`~agent.router.forms.place_named`). A value the model ran on
     in is cut where it began to (:func:`run_on_cut`)."""
-    value = run_on_cut(value, message)
+    value = rescaled(run_on_cut(value, message), message)
     return whole_words(value, message) if value else place_named(manifest, key, message)
+
+
+def rescaled(value: str, message: str) -> str:
+    """``value`` with a number that the message states with a multiplier, written at the wrong scale, at the
+    message's: "3000 * 0.80" or "3 * 0.8" of "3万円の20%オフ" is "30000 * 0.80". A number the message states as
+    it is stays."""
+    said = set(re.findall(r"[0-9]+(?:\.[0-9]+)?", multiplied(with_digits(message))))
+    for run in MULTIPLIED.findall(message):
+        full = multiplied(run)
+        value = re.sub(r"(?<![0-9.])[0-9]+(?![0-9.])",
+                       lambda m: full if m.group(0) not in said and m.group(0).rstrip("0") == full.rstrip("0") else m.group(0),
+                       value)
+    return value
 
 
 _REPEATED = re.compile(r"(.{1,8}?)\1{3,}")
@@ -417,3 +430,22 @@ def whole_words(value: str, message: str) -> str:
             while end < len(message) and kind.match(message[end]):
                 end += 1
     return message[start:end]
+
+
+#: what a parameter's description says its empty value stands for ("leave empty for local time", "留空表示本地时间",
+#: "空欄ならローカル時刻", "blank means all folders")
+_EMPTY_MEANS = re.compile(
+    r"(?:leave (?:it )?(?:empty|blank)|(?:empty|blank|omitted|omit(?: it)?)(?: means| for| is| =)?)\s+(?:for |means |=\s*)?(?:the )?(?P<en>[^.;,)]+)"
+    r"|(?:留空|为空|不填|空白)(?:则|表示|即|为|时为|代表)?(?P<zh>[^。；;，,)）]+)"
+    r"|(?:空欄|空|未指定|省略)(?:なら|の場合は?|時は|で)(?:は)?(?P<ja>[^。；;、,)）]+)",
+    re.IGNORECASE,
+)
+
+
+def means_empty(manifest: ToolManifest, key: str, value: str) -> bool:
+    """Whether ``value`` is what the parameter's description says an empty value stands for: "local" for a
+    zone "leave empty for local time" (the message's "my local time" states no zone)."""
+    said = _EMPTY_MEANS.search(str((manifest.parameters or {}).get(key, "")))
+    meaning = next((g for g in said.groups() if g), "") if said else ""
+    words = re.findall(r"[a-z]{3,}|[\u3040-\u30ff\u3400-\u9fff]{2,}", _casefold(value))
+    return bool(meaning and words) and all(word in _casefold(meaning) for word in words)
