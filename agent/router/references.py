@@ -209,7 +209,8 @@ def with_result(part: str, context: Context) -> str:
     link = nth_link(part, context)
     if link is not None:  # "open the first result" after a search: that result's address
         return _NTH.sub(link, part, count=1)
-    number, said = previous_number(context), result_said(context)
+    number = previous_number(context)
+    said = result_said(context, number)
     if said is None:
         return part
     return _RESULT_PHRASE.sub(lambda m: number if number and _FIGURE.search(m.group(0)) else said, part, count=1)
@@ -219,14 +220,15 @@ def with_result(part: str, context: Context) -> str:
 _FIGURE = re.compile(r"number|total|sum|value|figure|得数|数|値", re.IGNORECASE)
 
 
-def result_said(context: Context) -> str | None:
+def result_said(context: Context, number: str | None) -> str | None:
     """What "the result" of the previous exchange is: its figure when its last call computed one ("17*23 = 391",
     "5 mi = 8.04672 km", "391"), else the first line of what it returned ("青岛: 8°C (feels like 5°C), Windy, …":
-    a note of "the result" holds that, not the 32 of its wind); None when no call returned anything."""
+    a note of "the result" holds that, not the 32 of its wind); None when no call returned anything. ``number``:
+    :func:`previous_number` of ``context``."""
     call = next((c for c in reversed(context.exchanges[-1].calls) if c.ok and c.result.strip()), None) if context else None
     if call is None:
         return None
-    line, number = call.result.strip().splitlines()[0].strip()[:160], previous_number(context)
+    line = call.result.strip().splitlines()[0].strip()[:160]
     computed = "=" in line or re.fullmatch(r"-?[\d.,]+\s*[^\s\d]{0,12}", line.translate(_WIDE))
     return number if number is not None and computed else line
 

@@ -50,36 +50,34 @@ MULTIPLIED = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?:[万萬](?:\d+千|\d{1,4}(?!
 def multiplied(text: str) -> str:
     """``text`` with digits said with a multiplier written as one number: "3万円" is "30000円". (The numbers a
     value is copied from keep the message's "3" and scale it after: :func:`agent.router.values.scaled`.)"""
-    return MULTIPLIED.sub(_mixed_digits, text) if MULTIPLIED.search(text) else text
+    return MULTIPLIED.sub(_one_number, text)
 
 
-def _mixed_digits(match: re.Match) -> str:
+def _one_number(match: re.Match) -> str:
+    run = match.group(0).replace("萬", "万").replace("億", "亿")
+    return _cn2an(lambda cn2an: str(cn2an.cn2an(run, "smart")).removesuffix(".0"), match.group(0))
+
+
+def _cn2an(read, run: str) -> str:
+    """``read(cn2an)``, or ``run`` as it is when cn2an cannot read it (it warns of what it cannot read, and leaves it)."""
     import cn2an
 
-    run = match.group(0)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return str(cn2an.cn2an(run.replace("萬", "万").replace("億", "亿"), "smart")).removesuffix(".0")
+            return read(cn2an)
     except (ValueError, KeyError, IndexError, TypeError):
         return run
 
 
 @lru_cache(maxsize=256)
 def _cjk_digits(text: str, one: bool) -> str:
-    import cn2an
-
     def convert(match: re.Match) -> str:
         run = match.group(0)
         if run in ("一", "壹") and not one or len(run) == 1 and not _COUNTED.match(text, match.end()):
             return run
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # cn2an warns of what it cannot read, and leaves it
-                # cn2an reads 两 only inside a number (两万), not alone (两个)
-                return cn2an.transform(re.sub(r"^([负]?)[两兩]", r"\1二", run), "cn2an")
-        except (ValueError, KeyError, IndexError, TypeError):
-            return run
+        # cn2an reads 两 only inside a number (两万), not alone (两个)
+        return _cn2an(lambda c: c.transform(re.sub(r"^([负]?)[两兩]", r"\1二", run), "cn2an"), run)
 
     return _RUN.sub(convert, text)
 

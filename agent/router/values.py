@@ -387,8 +387,9 @@ def rescaled(value: str, message: str) -> str:
     """``value`` with a number that the message states with a multiplier, written at the wrong scale, at the
     message's: "3000 * 0.80" or "3 * 0.8" of "3万円の20%オフ" is "30000 * 0.80". A number the message states as
     it is stays."""
-    said = set(re.findall(r"[0-9]+(?:\.[0-9]+)?", multiplied(with_digits(message))))
-    for run in MULTIPLIED.findall(message):
+    runs = MULTIPLIED.findall(message)
+    said = set(re.findall(r"[0-9]+(?:\.[0-9]+)?", multiplied(with_digits(message)))) if runs else set()
+    for run in runs:
         full = multiplied(run)
         value = re.sub(r"(?<![0-9.])[0-9]+(?![0-9.])",
                        lambda m: full if m.group(0) not in said and m.group(0).rstrip("0") == full.rstrip("0") else m.group(0),
