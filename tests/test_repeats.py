@@ -143,3 +143,30 @@ def test_a_value_that_names_what_the_empty_value_stands_for_is_left_out(descript
 ])
 def test_a_value_the_description_does_not_name_for_empty_is_kept(description, value):
     assert not means_empty(zone(description), "timezone", value)
+
+
+def test_a_part_that_only_asks_for_a_unit_converts_the_earlier_parts_result_in_a_second_step():
+    def rules(text, context):
+        if "*" in text:
+            if "换算" in text:  # the whole message: the model converts the first number it sees
+                return Decision("unit_convert", {"value": "3", "from_unit": "公里", "to_unit": "英里"})
+            return Decision("calculator", {"expression": "3*12.5"})
+        return Decision(None, declined="unit_convert", missing="value")
+
+    decisions = decide_requests(RuleRouter(rules), None, [], "算一下 3*12.5 公里，再换算成英里", "zh", Context())
+    assert [(d.tool, d.params) for d in decisions] == [("calculator", {"expression": "3*12.5"})]
+    assert decisions[0].then == ["换算成英里"] and decisions[0].follows
+
+
+@pytest.mark.parametrize("part", ["换算成英里", "give it to me in km", "合計何ガロン？"])
+def test_a_part_that_only_asks_for_a_unit_is_decided_once_the_results_are_in(part):
+    from agent.router.requests import _unit_only
+
+    assert _unit_only(part)
+
+
+@pytest.mark.parametrize("part", ["convert 5 km to miles", "how hot is it in phoenix", "東京の天気", "what time is it there?"])
+def test_a_part_with_a_number_or_place_of_its_own_is_decided_with_the_others(part):
+    from agent.router.requests import _unit_only
+
+    assert not _unit_only(part)

@@ -180,6 +180,45 @@ def test_a_second_step_may_compute_with_numbers_from_the_results():
     assert decide_next_step(RuleRouter(from_message), None, [], "what is 2*3", "en", context) is None
 
 
+def test_a_later_part_that_only_repeats_the_result_with_the_same_tool_is_decided_without_the_turn():
+    context = Context([Exchange("算一下 17*23，并把结果存到笔记", [Call("calculator", {"expression": "17*23"}, "17*23 = 391", True)])])
+    seen = []
+
+    def rules(text, ctx):
+        seen.append((text, bool(ctx)))
+        if ctx:  # the turn's calculator weighs for a short part read as its follow-up
+            return Decision("calculator", {"expression": "391"})
+        return Decision("notes", {"action": "add", "text": "391"})
+
+    step = decide_next_step(RuleRouter(rules), None, [], "算一下 17*23，并把结果存到笔记", "zh", context)
+    assert step is not None and (step.tool, step.params) == ("notes", {"action": "add", "text": "391"})
+    assert seen == [("并把391存到笔记", True), ("并把391存到笔记", False)]
+
+
+def test_a_later_part_that_still_only_repeats_the_result_makes_no_call_and_the_unit_asked_for_converts_it():
+    context = Context([Exchange("I ran 4 laps of 2.5 miles each, work out the total and give it to me in km",
+                                [Call("calculator", {"expression": "4*2.5"}, "4*2.5 = 10.0", True)])])
+
+    def rules(text, ctx):
+        if text.startswith("convert"):
+            return Decision("unit_convert", {"value": "10.0", "from_unit": "mi", "to_unit": "km"})
+        return Decision("calculator", {"expression": "10.0"})
+
+    step = decide_next_step(RuleRouter(rules), None, [], context.exchanges[-1].message, "en", context)
+    assert step is not None and (step.tool, step.params) == ("unit_convert", {"value": "10.0", "from_unit": "mi", "to_unit": "km"})
+
+
+def test_a_later_part_that_computes_with_the_result_keeps_the_turn():
+    context = Context([Exchange("5マイルをキロに、それを4倍して", [Call("unit_convert", {"value": "5"}, "5 mi = 8.04672 km", True)])])
+
+    def rules(text, ctx):
+        assert ctx, "decided with the turn"
+        return Decision("calculator", {"expression": text})
+
+    step = decide_next_step(RuleRouter(rules), None, [], "5マイルをキロに、それを4倍して", "ja", context)
+    assert step is not None and step.params == {"expression": "8.04672*4"}
+
+
 def test_two_calls_may_be_followed_by_a_third_when_a_tool_was_close_behind_the_whole_message():
     def rules(text, context):
         scores = {"weather": -1.0, "calculator": -2.0, "none": -9.0}

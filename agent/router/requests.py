@@ -133,6 +133,13 @@ def _compared(decisions: list[Decision], text: str, manifests: list["ToolManifes
     return [*decisions, also] if also else decisions
 
 
+def _unit_only(part: str) -> bool:
+    """Whether ``part`` (after a message's first) only asks for a unit, with no number or place of its own
+    ("再换算成英里", "give it to me in km", "合計何ガロン？"): the earlier part's result converted, a second step."""
+    return len(part.strip()) <= 24 and bool(UNIT.stated(part)) and not re.search(r"\d", with_digits(part)) \
+        and not place_names(part)
+
+
 def _other_unit(text: str, decisions: list[Decision]) -> bool:
     """Whether ``text`` asks for a unit that none of its calls' values holds ("how warm is it in Lima in
     Fahrenheit", "芝加哥的风速换成英里每小时", "リマの気温を華氏で"): the answer is a result converted, a
@@ -152,7 +159,7 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
     parts = split_requests(text) if parted else [text]
     if len(parts) < 2 or whole.error:
         return [whole]
-    later = [part for part in parts[1:] if works_on_result(part)]  # decided once the others returned
+    later = [part for part in parts[1:] if works_on_result(part) or _unit_only(part)]  # decided once the others returned
     if later:
         parts = [part for part in parts if part not in later]
     decided = _decided_parts(router, provider, manifests, parts, language, context)
@@ -166,7 +173,8 @@ def _requests(router: "Router", provider: "Provider", manifests: list["ToolManif
     manifest = _manifest(manifests, whole.tool)
     calls = _distinct([d for i, (part, d) in enumerate(decided) if d.tool is not None and not d.error and _own(d, part)
                        and not _asked_again(part, d, [e for _, e in decided[:i]])])
-    if _covers(whole, [part for part, _ in decided], manifest) and not later and not items and not _mixed(whole, text, parts, calls):
+    worked_on = [part for part in later if works_on_result(part)]  # not only a unit asked for ("一共多少磅？")
+    if _covers(whole, [part for part, _ in decided], manifest) and not worked_on and not items and not _mixed(whole, text, parts, calls):
         return [whole]  # one call that takes values from several parts: "sqrt of 1849 plus 2**10", "8500, up 12%"
     listed = _listed(calls, manifests)  # one call of its own, when the parts only listed items
     if later and listed or len(listed) < len(calls):
@@ -403,7 +411,12 @@ def decide_next_step(
     results = " ".join(call.result for call in context.exchanges[-1].calls if call.ok) if context else ""
     number = previous_number(context)
     for part in [p for p in split_requests(text)[1:] if works_on_result(p)]:
-        decision = router.decide(provider, manifests, with_result(part, context), language, context)
+        written = with_result(part, context)
+        decision = router.decide(provider, manifests, written, language, context)
+        if _repeats_result(decision, context, number):  # "并把391存到笔记" is no calculation of 391: decided
+            decision = router.decide(provider, manifests, written, language, Context())  # without the turn's tools
+            if _repeats_result(decision, context, number):
+                continue  # "work out the total" once the total is in: no call of its own
         if decision.tool is not None and not decision.error and _key(decision.tool, decision.params) not in made \
                 and (_from_result(decision, results, part) or number and any(number in str(v) for v in decision.params.values())):
             return decision
@@ -426,6 +439,14 @@ def decide_next_step(
 
 
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+def _repeats_result(decision: Decision, context: Context, number: str | None) -> bool:
+    """Whether ``decision`` calls a tool of this turn again with nothing but its result (``calculator``
+    ``{"expression": "391"}`` after ``17*23 = 391``): read as the same tool's follow-up, not the request."""
+    tools = {call.tool for call in context.exchanges[-1].calls} if context else set()
+    return bool(number and decision.tool in tools and decision.params) and all(
+        _folded(str(value)) == _folded(number) for value in decision.params.values())
 
 
 def _from_result(decision: Decision, results: str, text: str) -> bool:
