@@ -428,3 +428,61 @@ def test_an_example_the_model_ran_in_a_loop_is_left_out(tmp_path):
     english = ["Check the baggage allowance of LH economy", "Baggage allowance of JL business"]
     provider = WritingProvider(english, {english[0]: loop, english[1]: "JL ビジネスクラスの手荷物許容量"}, cache_dir=tmp_path)
     assert ExampleWriter().write(provider, CONVERT_TIME, "ja") == ["JL ビジネスクラスの手荷物許容量"]
+
+
+LISTING = ToolManifest("file_list", "List a folder", {"path": "Folder to list, e.g. ~/Documents", "query": "Words to look for"})
+
+
+@pytest.mark.parametrize("written, message, whole", [
+    ("Desktop", "我的桌面也看一下，~/Desktop", "~/Desktop"),  # the model left out "~/"
+    ("Documents", "~/Documents の中身を見せて", "~/Documents"),
+    ("src/app.py", "open ./src/app.py.", "./src/app.py"),  # the sentence's full stop is no part of it
+    ("~/code", "grep TODO in ~/code/riverse", "~/code/riverse"),
+    ("https://example.com", "fetch https://example.com/a?b=1", "https://example.com/a?b=1"),
+    ("桌面", "看看我的桌面", "桌面"),  # a folder named in words: no path around it
+    ("d", "list ~/d", "d"),  # one letter is no part of a name
+])
+def test_a_value_cut_from_a_path_of_the_message_is_the_whole_path(written, message, whole):
+    from agent.router.values import completed
+
+    assert completed(LISTING, "path", written, message) == whole
+
+
+def test_a_value_of_a_parameter_that_takes_no_path_or_inside_a_path_is_not_widened_to_it():
+    from agent.router.values import completed, whole_path
+
+    assert completed(LISTING, "query", "Desktop", "search ~/Desktop for Desktop") == "Desktop"
+    assert whole_path("report", "open ~/old/report/a.pdf") == "report"  # at neither end of the path: not cut from it
+
+
+@pytest.mark.parametrize("said, month", [
+    ("cheapest day to fly Boston to Denver in September 2027?", "2027-09"),
+    ("2027年9月のボストン発デンバー行きの最安値", "2027-09"),
+    ("查一下 2027年9月 的票价", "2027-09"),
+    ("fares for 2027-09", "2027-09"),
+    ("fares on 2027-09-03", None),  # a day of the month says more than the month
+    ("fares in September 2027 or October 2027", None),  # two months: not one
+])
+def test_a_month_named_as_a_whole_is_written_as_year_and_month(said, month):
+    from agent.router.forms import year_month
+
+    assert year_month(said) == month
+
+
+def test_a_parameter_that_asks_for_year_and_month_is_written_as_the_month_the_message_names():
+    from agent.router.forms import MONTH
+
+    calendar = ToolManifest("get_flight_price_calendar", "Get the lowest fare for each day of a month on a route.",
+                            {"origin": "IATA airport code", "destination": "IATA airport code", "month": "Month as YYYY-MM."},
+                            parameter_types={"origin": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                                             "destination": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                                             "month": {"type": "string", "pattern": "^\\d{4}-\\d{2}$"}},
+                            required=["origin", "destination", "month"])
+    bare = ToolManifest("m", "d", {"month": "The month"}, parameter_types={"month": {"type": "string", "pattern": "^\\d{4}-\\d{2}$"}})
+    assert value_form(calendar, "month") is MONTH and value_form(bare, "month") is MONTH  # the description, or the pattern
+    assert value_form(bare, "month") is not value_form(calendar, "origin")
+    said = "what's the cheapest day to fly Boston to Denver in September 2027?"
+    # the model wrote the month's number only: the one month the message names, in the asked form
+    provider = ScoringProvider({"get_flight_price_calendar": 0.0, "none": -5.0}, ["BOS", "DEN", "09", "09"])
+    decision = Router(RouterOptions(write_examples=False)).decide(provider, [calendar], said, "en")
+    assert decision.params == {"origin": "BOS", "destination": "DEN", "month": "2027-09"}

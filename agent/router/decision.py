@@ -20,6 +20,7 @@ from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
 from agent.router.spoken import with_digits
+from agent.router.valid import checked
 from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
@@ -296,7 +297,7 @@ class Router:
         only from the message ``text``). Returns the values, and the first required parameter the
         message has nothing for ("" when none)."""
         cursor.extend(f'{opening(quote)}{manifest.name}", "params": {{')
-        return self._write_params(cursor, manifest, quote, source, text)
+        return checked(manifest, *self._write_params(cursor, manifest, quote, source, text), on=self.options.valid_values)
 
     def _write_params(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
                       text: str) -> tuple[dict[str, Any], str]:
@@ -405,10 +406,10 @@ class Router:
             cursor.rewind(start)
             copied = form.normal(clean_value(cursor.until('"', options.max_value_tokens, **{**filters, "copy_from": text})))
             normal = copied if copied in stated else normal
-        if normal is None:  # no table knows what the model wrote: the message's words, in the form if they can be
+        if normal is None:  # no table knows what the model wrote: the message's words in the form ("北京" of "北京首都机场"), or the one date or month it names
             rewrite(cursor, start, value, "opening" in filters)
             value = self._as_said(cursor, start, value, text, filters, declared)
-            normal = form.normal(value) or form.holding(value, text)  # "北京" of the message's "北京首都机场"
+            normal = form.normal(value) or form.holding(value, text) or (min(stated) if form.said and len(stated) == 1 else None)
             if normal is None:  # a bare number is no code, "lights" no colour: an optional one is left out
                 return value if not form.closed and (key in manifest.required or re.search(r"[^\W\d_]", value)) else ""
         if form.said and normal not in stated:  # a date the message does not name is made up: the one it names, or none

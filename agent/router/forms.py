@@ -197,6 +197,17 @@ COUNTRY3 = Form("ISO 3166-1 alpha-3 country code", lambda text: country_code(tex
 AIRPORT = Form("IATA airport code", airport_code, _airport_finder, re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])"))
 AIRLINE = Form("IATA airline code", airline_code, _airline_finder, re.compile(r"(?<![A-Za-z0-9])[A-Z0-9]{2}(?![A-Za-z0-9])"))
 DATE = Form("ISO 8601 date", iso_date, closed=True, said=True, reader=dates_in)
+
+
+def year_month(text: str) -> str | None:
+    """``YYYY-MM`` of the one month ``text`` names as a whole ("2027-09", "September 2027", "2027年9月", "next
+    month"); None when it names none, several, or a day of one."""
+    month = month_named(text)
+    return month[0][:7] if month else None
+
+
+MONTH = Form("year and month (YYYY-MM)", year_month, closed=True, said=True,
+             reader=lambda text: [(0, found)] if (found := year_month(text)) else [])
 COLOUR = Form("CSS colour name or hex code", colour_name, _colour_finder, re.compile(r"#(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})\b"),
               closed=True)
 
@@ -217,6 +228,7 @@ _MENTIONS_COLOUR = re.compile(r"colou?r|颜色|顏色|色", re.IGNORECASE)
 _ASKS_COLOUR_NAME = re.compile(r"\bCSS\b|\bhex|#[0-9A-Fa-f]{6}\b|十六进制|十六進|16進", re.IGNORECASE)
 _ASKS_DATE = re.compile(r"YYYY-MM-DD|yyyy-mm-dd|ISO[\s-]?8601\s+(?:calendar\s+)?date|\bdate\b[^.]*\b\d{4}-\d{2}-\d{2}\b"
                         r"|日期[^。]*\d{4}-\d{2}-\d{2}|日付[^。]*\d{4}-\d{2}-\d{2}", re.IGNORECASE)
+_ASKS_MONTH = re.compile(r"YYYY-MM(?!-DD)|yyyy-mm(?!-dd)", re.IGNORECASE)
 _HAS_TIME = re.compile(r"date[\s-]?time|HH|hh:mm|\d{4}-\d{2}-\d{2}[T ]\d|timestamp|时间|時間|時刻", re.IGNORECASE)
 _NUMBERED = re.compile(r"\bnumber\b|\bflight\b|航班号|便名", re.IGNORECASE)  # "Airline code and number, e.g. BA117"
 _CODE_HINT = re.compile(r"\bISO\b|\bcode\b|代码|代碼|コード|\b(?:USD|EUR|JPY|GBP|CNY)\b", re.IGNORECASE)
@@ -226,8 +238,10 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
     """The form the description of ``manifest``'s parameter ``key`` asks for, if it is one of those
     above (a date: its JSON schema's ``"format": "date"`` too); None otherwise (the value is written
     as the message says it)."""
-    description = str(manifest.parameters.get(key) or "")
-    if value_schema(manifest, key).get("format") == "date" or _ASKS_DATE.search(description) and not _HAS_TIME.search(description):
+    description, schema = str(manifest.parameters.get(key) or ""), value_schema(manifest, key)
+    if _ASKS_MONTH.search(description) or _month_pattern(schema.get("pattern")):
+        return MONTH
+    if schema.get("format") == "date" or _ASKS_DATE.search(description) and not _HAS_TIME.search(description):
         return DATE
     if _ASKS_COUNTRY.search(description):  # "ISO 3166-1 alpha-2 country code of the passport"
         return COUNTRY3 if _ALPHA3.search(description) else COUNTRY
@@ -246,6 +260,15 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
     if _MENTIONS_COLOUR.search(description) and _ASKS_COLOUR_NAME.search(description):
         return COLOUR  # "CSS colour name (e.g. "red") or hex code like "#FFAA00""
     return None
+
+
+def _month_pattern(pattern: object) -> bool:
+    """Whether a schema's ``pattern`` takes a year and month and not a whole date ("^\\d{4}-\\d{2}$")."""
+    try:
+        return isinstance(pattern, str) and bool(re.search(pattern, "2027-09")) and not re.search(pattern, "2027-09-01") \
+            and not re.search(pattern, "CDG")
+    except re.error:
+        return False
 
 
 #: the words of a parameter's key that make it the start or the end of a span of dates
@@ -297,6 +320,11 @@ def takes_place(manifest: ToolManifest, key: str) -> bool:
     """Whether ``manifest``'s parameter ``key`` takes a place (a city, a location) by its name."""
     said = f"{key.replace('_', ' ')} {manifest.parameters.get(key) or ''}"
     return bool(_TAKES_PLACE.search(said)) and not _TAKES_PATH.search(said)
+
+
+def takes_path(manifest: ToolManifest, key: str) -> bool:
+    """Whether ``manifest``'s parameter ``key`` takes a file, a folder or an address."""
+    return bool(_TAKES_PATH.search(f"{key.replace('_', ' ')} {manifest.parameters.get(key) or ''}"))
 
 
 def place_names(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.i18n import detect_language
 from agent.router.candidates import CJK
-from agent.router.forms import DATE, month_bound, place_named, value_form
+from agent.router.forms import DATE, month_bound, place_named, takes_path, value_form
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, enum_values, is_link, value_schema
 from agent.router.spoken import MULTIPLIED, multiplied, with_digits
@@ -380,6 +380,8 @@ def completed(manifest: ToolManifest, key: str, value: str, message: str) -> str
     in Chinese or Japanese script (:func:`~agent.router.forms.place_named`). A value the model ran on
     in is cut where it began to (:func:`run_on_cut`)."""
     value = rescaled(run_on_cut(value, message), message)
+    if value and takes_path(manifest, key):
+        value = whole_path(value, message)
     return whole_words(value, message) if value else place_named(manifest, key, message)
 
 
@@ -431,6 +433,22 @@ def whole_words(value: str, message: str) -> str:
             while end < len(message) and kind.match(message[end]):
                 end += 1
     return message[start:end]
+
+
+# a run of a message that may be a path or an address: no spaces, quotes, brackets or Chinese/Japanese text
+_PATH_RUN = re.compile(r"[^\s\"'“”‘’「」『』（）()<>\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]+")
+
+
+def whole_path(value: str, message: str) -> str:
+    """``value`` widened to the path or address of ``message`` it was cut from ("Desktop" of "~/Desktop",
+    "src/app.py" of "./src/app.py"), for a parameter that takes one; as it is when the message holds no
+    such run around it (a folder named in words, "桌面")."""
+    for run in _PATH_RUN.finditer(message):
+        path = run.group(0).rstrip(".,;:!?")
+        if len(value) > 1 and value != path and (path.startswith(value) or path.endswith(value)) \
+                and re.search(r"[/\\]|^~", path):
+            return path
+    return value
 
 
 #: what a parameter's description says its empty value stands for ("leave empty for local time", "留空表示本地时间",

@@ -105,7 +105,9 @@ def _coerce_one(name: str, value: Any, spec: Any) -> Any:
         if "enum" in spec:
             return _coerce_one(name, value, spec["enum"])
         value = _coerce_one(name, value, spec_type) if isinstance(spec_type, str) else value
-        properties = spec.get("properties")
+        items, properties = spec.get("items"), spec.get("properties")
+        if isinstance(value, list) and isinstance(items, dict):  # each item to the items' type ("1, 2" of integers)
+            value = [_coerce_one(f"{name}[{i}]", item, items) for i, item in enumerate(value)]
         if isinstance(value, dict) and isinstance(properties, dict):  # an object's named members, each to its type
             value = {key: _coerce_one(f"{name}.{key}", member, properties[key]) if key in properties else member
                      for key, member in value.items()}
