@@ -441,6 +441,9 @@ LISTING = ToolManifest("file_list", "List a folder", {"path": "Folder to list, e
     ("https://example.com", "fetch https://example.com/a?b=1", "https://example.com/a?b=1"),
     ("桌面", "看看我的桌面", "桌面"),  # a folder named in words: no path around it
     ("d", "list ~/d", "d"),  # one letter is no part of a name
+    ("~/code/service/config.py", "~/code/service/config.py:7: api_key = 1", "~/code/service/config.py"),  # a file and a line
+    ("Users", r"dir C:\Users please", r"C:\Users"),
+    ("example.com", "fetch https://example.com/a", "example.com"),  # no separator where it would be widened
 ])
 def test_a_value_cut_from_a_path_of_the_message_is_the_whole_path(written, message, whole):
     from agent.router.values import completed

@@ -443,10 +443,13 @@ def whole_path(value: str, message: str) -> str:
     """``value`` widened to the path or address of ``message`` it was cut from ("Desktop" of "~/Desktop",
     "src/app.py" of "./src/app.py"), for a parameter that takes one; as it is when the message holds no
     such run around it (a folder named in words, "桌面")."""
+    if len(value) < 2:
+        return value
     for run in _PATH_RUN.finditer(message):
         path = run.group(0).rstrip(".,;:!?")
-        if len(value) > 1 and value != path and (path.startswith(value) or path.endswith(value)) \
-                and re.search(r"[/\\]|^~", path):
+        # widened at a separator only: "config.py" of "config.py:7" (a file and a line) is the file
+        if re.search(r"[/\\]|^~", path) and (path.startswith(value) and path[len(value):][:1] in ("/", "\\")
+                                               or path.endswith(value) and path[:-len(value)][-1:] in ("/", "\\")):
             return path
     return value
 
