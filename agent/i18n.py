@@ -335,6 +335,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{path} 中的权重不是预期的 all-MiniLM-L6-v2 文件，不会被加载；检索不用它继续进行。请重新安装：pip install --force-reinstall 'riverse[retrieval]'",
         "ja": "{path} の重みは想定した all-MiniLM-L6-v2 のファイルではないので読み込みません。検索はそれなしで続けます。再インストール：pip install --force-reinstall 'riverse[retrieval]'",
     },
+    "model.glossary": {"en": "Retrieval glossary", "zh": "检索词典", "ja": "検索用辞書"},
+    "model.glossary_off": {
+        "en": "off (RIVERSE_GLOSSARY=off)",
+        "zh": "已关闭（RIVERSE_GLOSSARY=off）",
+        "ja": "オフ（RIVERSE_GLOSSARY=off）",
+    },
+    "model.glossary_missing": {
+        "en": "not installed; with many tools described in English, a Chinese or Japanese message is compared by its own words. To add it: pip install 'riverse[retrieval]'",
+        "zh": "未安装；工具很多且说明是英文时，中文或日文消息只按它自己的词语比较。安装方法：pip install 'riverse[retrieval]'",
+        "ja": "未インストールです。英語で説明されたツールが多いとき、中国語や日本語のメッセージはそれ自身の語だけで比べます。追加するには：pip install 'riverse[retrieval]'",
+    },
+    "model.glossary_installed": {
+        "en": "CC-CEDICT and EDICT2, installed in {path} (checked by SHA-256 when first used; --verify checks them now)",
+        "zh": "CC-CEDICT 和 EDICT2，已安装在 {path}（首次使用时用 SHA-256 校验；--verify 现在就校验）",
+        "ja": "CC-CEDICT と EDICT2、{path} にインストール済み（初めて使うときに SHA-256 で確かめます。--verify なら今確かめます）",
+    },
+    "model.glossary_verified": {
+        "en": "CC-CEDICT and EDICT2 in {path}: verified (SHA-256)",
+        "zh": "CC-CEDICT 和 EDICT2（{path}）：已校验（SHA-256）",
+        "ja": "CC-CEDICT と EDICT2（{path}）：確認しました（SHA-256）",
+    },
+    "model.glossary_bad": {
+        "en": "the dictionaries in {path} are not the expected files and are not read; retrieval goes on without them. Reinstall: pip install --force-reinstall 'riverse[retrieval]'",
+        "zh": "{path} 中的词典不是预期的文件，不会被读取；检索不用它们继续进行。请重新安装：pip install --force-reinstall 'riverse[retrieval]'",
+        "ja": "{path} の辞書は想定したファイルではないので読み込みません。検索はそれなしで続けます。再インストール：pip install --force-reinstall 'riverse[retrieval]'",
+    },
     "model.warm_done": {
         "en": "Tool prompt ({code}): prepared in {seconds:.1f} s; the first decision in that language now starts at once.",
         "zh": "工具提示（{code}）：已准备好，用时 {seconds:.1f} 秒；该语言的第一次工具决定现在会立即开始。",

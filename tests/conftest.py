@@ -21,6 +21,7 @@ def riverse_home(tmp_path, monkeypatch):
     monkeypatch.setenv("RIVERSE_HOME", str(home))
     # retrieval's sentence encoder (riverse[retrieval]) only where a test turns it on (tests/test_encoder.py)
     monkeypatch.setenv("RIVERSE_ENCODER", "off")
+    monkeypatch.setenv("RIVERSE_GLOSSARY", "off")
     monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
     (tmp_path / "user-home").mkdir()
     return home

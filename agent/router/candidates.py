@@ -7,14 +7,15 @@ this index finds for the message (``RouterOptions.retrieved``), listed in the me
 models are sent the likeliest tools (:func:`narrowed`). The index is cheap, over each tool's name,
 description, parameters and examples:
 
-- **words**: BM25 over the tools' texts, words for Latin script and character pairs for Chinese and
-  Japanese (so "天气" finds a description that says "天气预报");
+- **words**: BM25 over the tools' texts, stemmed words for Latin script and character pairs for Chinese
+  and Japanese (so "天气" finds a description that says "天气预报");
 - **sentence vectors**: the model's own vectors of the tools' examples (or descriptions), the same that
   the decision weighs (:class:`~agent.router.examples.ExampleVectors`), when the provider has them.
 
 The two rankings are fused by reciprocal rank. A Chinese or Japanese message shares no words with tools
-described in English; for a remote model's tools it is first translated by that model
-(:func:`needs_english`, :func:`in_english`). A tool the message names (``weather_forecast``, or
+described in English (:func:`needs_english`): it is also compared glossed word by word in English
+(:mod:`agent.router.glossary`, when installed), and for a remote model's tools translated by that model
+(:func:`in_english`). A tool the message names (``weather_forecast``, or
 "weather forecast") and the tools of the previous exchange (for follow-ups) are always candidates.
 An index is built per tool set; adding a tool costs its own words and vectors (the provider keeps
 vectors per text), not a new prompt for the whole set.
@@ -22,6 +23,7 @@ vectors per text), not a new prompt for the whole set.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -30,9 +32,11 @@ from collections import Counter
 from typing import Iterable
 
 import numpy
+import snowballstemmer
 
 from agent.providers.base import Provider, ProviderError, SentenceVectors
 from agent.router.examples import ExampleVectors, examples_of
+from agent.router.glossary import gloss
 from agent.toolkit.base import ToolManifest
 
 #: BM25's usual constants
@@ -44,15 +48,21 @@ ENCODER_WEIGHT = 1.0
 
 _LATIN = re.compile(r"[a-z0-9]+")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+_STEMMER = snowballstemmer.stemmer("english")
 _STOP = frozenset("a an the of to in on for and or is are be with from by at as it this that what how me my i you "
                   "your please can could would do does get e g etc".split())
 
 
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _STEMMER.stemWord(word)
+
+
 def terms(text: str) -> list[str]:
-    """The words of ``text`` as the index compares them: Latin words (lower case, a plural's ``s``
-    dropped, snake_case split) and pairs of Chinese/Japanese characters."""
+    """The words of ``text`` as the index compares them: Latin words (lower case, snake_case split,
+    stemmed: "deletion", "deleted" and "delete" are one term) and pairs of Chinese/Japanese characters."""
     text = unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
-    out = [re.sub(r"(?<=[a-z]{3})s$", "", w) for w in _LATIN.findall(text) if w not in _STOP]
+    out = [_stem(w) for w in _LATIN.findall(text) if w not in _STOP]
     for run in CJK.findall(text):
         out.extend(run[i:i + 2] for i in range(max(len(run) - 1, 1)))
     return out
@@ -194,16 +204,16 @@ def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS
              encoder: SentenceVectors | None = None) -> list[ToolManifest]:
     """``manifests`` when they are ``count`` or fewer; else the ``count`` likeliest for ``text`` by
     their words and ``encoder``'s vectors (with those it names and ``always``), in their given order:
-    what a remote model is sent instead of every tool's schema on every request. With ``provider``, a
-    Chinese or Japanese message for tools described in English is compared in English, as the model
-    translates it (when that request fails, by its own words)."""
+    what a remote model is sent instead of every tool's schema on every request. A Chinese or Japanese
+    message for tools described in English is compared in English: glossed, and with ``provider`` as
+    the model translates it (when that request fails, glossed only)."""
     if len(manifests) <= count:
         return manifests
     index = index_for(manifests)
-    also: list[str] = []
+    also = [glossed] if needs_english(index, text) and (glossed := gloss(text)) else []
     if provider is not None and needs_english(index, text):
         try:
-            also = [english] if (english := in_english(provider, text)) else []
+            also += [english] if (english := in_english(provider, text)) else []
         except ProviderError:
             pass
     chosen = set(index.candidates(text, count, None, always, also, encoder))

@@ -12,6 +12,7 @@ from agent.providers.base import (
     Provider, ProviderError, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
 )
 from agent.router.candidates import ToolIndex, in_english, index_for, needs_english
+from agent.router.glossary import gloss
 from agent.router.fit import for_missing, for_numbers
 from agent.router.context import Context
 from agent.router.encoder import encoder_for
@@ -204,22 +205,21 @@ class Router:
         those of the previous exchange."""
         earlier = [call.tool for call in context.exchanges[-1].calls] if context and context.exchanges else []
         index = self.index(rest)
-        also = [self._in_english(provider, index, text)] if self.options.retrieve_in_english else []
         names = index.candidates(text, self.options.retrieved, self._vectors(provider), always=earlier,
-                                 also=filter(None, also), encoder=self._encoder(provider))
+                                 also=self._in_english(provider, index, text), encoder=self._encoder(provider))
         by_name = {m.name: m for m in rest}
         return [by_name[name] for name in names]
 
-    def _in_english(self, provider: Provider, index: ToolIndex, text: str) -> str:
-        """``text`` in English when retrieval needs it (:func:`~agent.router.candidates.needs_english`),
-        translated once per message (the last few are kept); else ""."""
+    def _in_english(self, provider: Provider, index: ToolIndex, text: str) -> list[str]:
+        """``text`` in English when retrieval needs it (:func:`~agent.router.candidates.needs_english`): glossed
+        (:mod:`~agent.router.glossary`), and with ``retrieve_in_english`` translated once (the last few kept)."""
         if not needs_english(index, text):
-            return ""
-        if text not in self._english:
+            return []
+        if self.options.retrieve_in_english and text not in self._english:
             while len(self._english) >= 16:
                 del self._english[next(iter(self._english))]
             self._english[text] = in_english(provider, text)
-        return self._english[text]
+        return [said for said in (gloss(text) if self.options.gloss else "", self._english.get(text, "")) if said]
 
     def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None,
                    language: str = "en") -> list[ToolManifest]:

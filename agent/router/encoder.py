@@ -175,18 +175,28 @@ def encoder_status(verify: bool = False) -> tuple[str, Path | None]:
     """What ``riverse model`` says of the encoder: ``"off"``, ``"missing"``, ``"installed"`` (weights
     not hashed now: they are checked when first used), or with ``verify`` ``"verified"`` or ``"bad"``;
     and the weights' folder."""
-    if turned_off():
+    def sound(folder: Path) -> bool:
+        try:
+            check_weights(folder)
+        except EncoderError:
+            return False
+        return True
+
+    return installed_state(turned_off(), installed_weights, verify, sound)
+
+
+def installed_state(off: bool, folder: Any, verify: bool, sound: Any) -> tuple[str, Path | None]:
+    """An optional data package's state as ``riverse model`` says it: ``"off"``, ``"missing"``,
+    ``"installed"`` (not checked now), or with ``verify`` ``"verified"`` or ``"bad"``, as
+    ``sound(folder)`` finds its files; and its folder (``folder()`` finds it, None when absent)."""
+    if off:
         return "off", None
-    folder = installed_weights()
-    if folder is None:
+    found = folder()
+    if found is None:
         return "missing", None
     if not verify:
-        return "installed", folder
-    try:
-        check_weights(folder)
-    except EncoderError:
-        return "bad", folder
-    return "verified", folder
+        return "installed", found
+    return ("verified" if sound(found) else "bad"), found
 
 
 _ENCODERS: dict[str, SentenceEncoder | None] = {}

@@ -16,6 +16,7 @@ class RouterOptions:
     retrieved: int = 4  # ... this many more found by retrieval for the message, listed in its turn ...
     listed_bias: float = 0.0  # ... added to their scores (the model favours a tool listed after the message)
     encoder: bool = True  # retrieval also weighs a sentence encoder made for it, when installed (riverse[retrieval])
+    gloss: bool = True  # ... and a Chinese/Japanese message glossed word by word in English, when installed (agent.router.glossary)
     retrieve_in_english: bool = False  # retrieval also reads a Chinese/Japanese message translated, for English tool texts
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
     none_bias: float = 0.5  # added to the log-probability of "no tool"

@@ -15,7 +15,11 @@ Reported per language, as recall@k:
 - ``words + vectors, in English``: the same with the translation (``RouterOptions.retrieve_in_english``);
 - ``+ encoder``: the same two with the sentence encoder made for retrieval (:mod:`agent.router.encoder`,
   ``riverse[retrieval]``), which reads English only (a Chinese or Japanese message through its translation);
-- ``words + encoder, in English``: what a remote model's tools are chosen by with the encoder installed.
+- ``words + encoder, in English``: what a remote model's tools were chosen by with the encoder installed;
+- ``glossed``: a Chinese or Japanese message also compared glossed word by word in English
+  (:mod:`agent.router.glossary`, ``riverse[retrieval]``, no model time): ``words + vectors + encoder,
+  glossed`` is what the embedded model's retrieved tools are chosen by now, ``words + encoder, in
+  English and glossed`` what a remote model's are.
 
     .venv/bin/python -m bench.scale.recall [--write]
 """
@@ -28,13 +32,16 @@ from collections import defaultdict
 
 from agent.router.candidates import ToolIndex, in_english, needs_english
 from agent.router.encoder import INSTALL_HINT, encoder_for
+from agent.router.glossary import glossary, gloss
 from bench.model import decision_model
 from bench.results import write_section
 from bench.routing.conversations import load, toolset_manifests
 from bench.scale.tools import QUESTIONS, distractors, targets
 
 METHODS = ("words", "words, in English", "words + vectors", "words + vectors, in English",
-           "words + encoder, in English", "words + vectors + encoder", "words + vectors + encoder, in English")
+           "words + encoder, in English", "words + vectors + encoder", "words + vectors + encoder, in English",
+           "words, glossed", "words + encoder, glossed", "words + vectors + encoder, glossed",
+           "words + encoder, in English and glossed")
 
 
 def main() -> None:
@@ -52,10 +59,13 @@ def main() -> None:
     if encoder is None:
         sys.exit(f"the retrieval encoder is not installed: {INSTALL_HINT}")
     index.described.prepare(encoder)
+    if glossary() is None:
+        sys.exit(f"the glossary is not installed: {INSTALL_HINT}")
     found: dict[tuple[str, str, int], list[bool]] = defaultdict(list)
     for case in cases:
         text, tool, language = case["message"], case["tool"], case["lang"]
         english = [in_english(provider, text)] if needs_english(index, text) else []
+        glossed = [said] if needs_english(index, text) and (said := gloss(text)) else []
         rankings = {
             "words": index.ranked(text),
             "words, in English": index.ranked(text, None, *english),
@@ -64,6 +74,10 @@ def main() -> None:
             "words + encoder, in English": index.ranked(text, None, *english, encoder=encoder),
             "words + vectors + encoder": index.ranked(text, provider, encoder=encoder),
             "words + vectors + encoder, in English": index.ranked(text, provider, *english, encoder=encoder),
+            "words, glossed": index.ranked(text, None, *glossed),
+            "words + encoder, glossed": index.ranked(text, None, *glossed, encoder=encoder),
+            "words + vectors + encoder, glossed": index.ranked(text, provider, *glossed, encoder=encoder),
+            "words + encoder, in English and glossed": index.ranked(text, None, *english, *glossed, encoder=encoder),
         }
         for method, ranking in rankings.items():
             rank = ranking.index(tool)

@@ -1,0 +1,211 @@
+"""Chinese and Japanese messages glossed word by word in English, for retrieval among many tools.
+
+Most tools are described in English. A Chinese or Japanese message shares no words with such a
+description, and the sentence encoder (:mod:`agent.router.encoder`) reads English only, so among a
+thousand tools retrieval found the right one for far fewer Chinese and Japanese messages than for
+English ones (``bench/scale/recall.py``). Translating the message with the chat model closes much of
+that gap but costs a second or more per message. A gloss costs a millisecond: the message is cut
+into the longest words two free dictionaries know (CC-CEDICT for Chinese, EDICT2 for Japanese) and
+each word is replaced by the first English senses the dictionary gives ("把这个文件删掉" → "hold
+contain this this one document file delete"); what is not Chinese or Japanese (identifiers, numbers,
+addresses) is kept as it is. Retrieval compares the gloss where it would compare a translation
+(:meth:`~agent.router.candidates.ToolIndex.ranked`'s ``also``).
+
+The dictionaries come with the pinned package ``edictreader`` (``pip install 'riverse[retrieval]'``),
+checked against their known SHA-256 before they are read; without the package, or on a mismatch,
+there is no gloss and retrieval works as before (``RIVERSE_GLOSSARY=off`` turns it off). They are
+read once per process on first use (about 3 s and 110 MB), only when a Chinese or Japanese message
+meets more tools than one prompt holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import os
+import re
+import threading
+from pathlib import Path
+
+from agent.router.encoder import installed_state
+
+log = logging.getLogger(__name__)
+
+#: the package that carries the dictionaries (pinned in ``pyproject.toml``)
+PACKAGE = "edictreader"
+#: its files, with their SHA-256: CC-CEDICT (UTF-8) and EDICT2 (EUC-JP), both CC BY-SA
+FILES = {
+    "cedict_ts.u8": "0edf05f0347d41d8191ab7da9aa429eed39ceb1bf94b21343fa4e7619ab18c5a",
+    "edict2": "1375e509a9cce487f98a73e2aa30ea0edc0ed2dd5cdcb144f9e7215230fffb83",
+}
+INSTALL_HINT = "pip install 'riverse[retrieval]'"
+#: English senses kept per word
+SENSES = 2
+#: the longest word looked up, in characters
+LONGEST = 8
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
+_ASIDE = re.compile(r"\([^)]*\)|\[[^\]]*\]|\{[^}]*\}")
+# senses that say what a word is rather than what it means
+_NOT_A_MEANING = ("variant of", "old variant", "cl:", "surname", "abbr. for", "see ", "used in", "used after",
+                  "used before", "entl", "classifier", "(p)")
+# ... or what a word does in a sentence ("~'s (possessive particle)")
+_GRAMMAR = re.compile(r"\b(?:particle|marker|classifier)\b", re.IGNORECASE)
+# a sense's number in EDICT2: "(2)", maybe after a part of speech, "(n) (2)"
+_SENSE = re.compile(r"^(?:\([^)]*\) ?)*\((\d+)\)")
+_PARTS_OF_SPEECH = re.compile(r"^(?:\([^)]*\) ?)+")
+
+
+def _meanings(senses: list[str]) -> list[str]:
+    """The first :data:`SENSES` of ``senses`` that say a meaning, without asides and a verb's "to"."""
+    out: list[str] = []
+    for sense in senses:
+        if sense.casefold().startswith(_NOT_A_MEANING) or _GRAMMAR.search(sense):
+            continue
+        sense = re.sub(r"^to ", "", " ".join(_ASIDE.sub(" ", sense).split()))
+        if re.search(r"[A-Za-z]{2}", sense) and len(sense) < 40:
+            out.append(sense)
+        if len(out) >= SENSES:
+            break
+    return out
+
+
+def parse_cedict(text: str) -> dict[str, list[str]]:
+    """CC-CEDICT's lines (``traditional simplified [pinyin] /sense/sense/``): word → meanings. A
+    word that is also a name (its pinyin capitalised, "Xin1 jian4 /Xinjian county/") means its common
+    sense ("xin1 jian4 /to build/"); the name only when it has none."""
+    words: dict[str, list[str]] = {}
+    names: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        match = re.match(r"(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$", line)
+        if match and (meanings := _meanings(match.group(4).split("/"))):
+            kept = names if match.group(3)[:1].isupper() else words
+            kept.setdefault(match.group(2), meanings)
+            kept.setdefault(match.group(1), meanings)
+    return {**names, **words}
+
+
+def parse_edict(text: str) -> dict[str, list[str]]:
+    """EDICT2's lines (``漢字;漢字 [かな;カナ] /(pos) (1) sense/sense/(2) sense/EntL…/``): word → the
+    first sense's meanings. Written forms are words, and readings in katakana (loanwords such as
+    ファイル); readings in hiragana are not, as many words share one."""
+    words: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        match = re.match(r"(\S+)(?: \[([^\]]*)\])? /(.*)/\s*$", line)
+        if not match:
+            continue
+        first: list[str] = []
+        for field in match.group(3).split("/"):
+            number = _SENSE.match(field)
+            if number and number.group(1) != "1":
+                break
+            first.append(_PARTS_OF_SPEECH.sub("", field))
+        if not (meanings := _meanings(first)):
+            continue
+        heads = [h.split("(")[0] for h in match.group(1).split(";")]
+        heads += [h.split("(")[0] for h in (match.group(2) or "").split(";") if h and not _HIRAGANA.match(h.split("(")[0])]
+        for head in heads:
+            words.setdefault(head, meanings)
+    return words
+
+
+class Glossary:
+    """Word → English meanings, for Chinese (first) and Japanese (first when the text has kana)."""
+
+    def __init__(self, chinese: dict[str, list[str]], japanese: dict[str, list[str]]):
+        self.chinese, self.japanese = chinese, japanese
+
+    def gloss(self, text: str) -> str:
+        """``text`` with its Chinese and Japanese words replaced by their meanings (the longest
+        word a dictionary knows first; in Japanese, words written in hiragana alone are left out:
+        particles and endings); "" when it has none."""
+        runs = _CJK.findall(text)
+        if not runs:
+            return ""
+        japanese = bool(_KANA.search(text))
+        dictionaries = (self.japanese, self.chinese) if japanese else (self.chinese, self.japanese)
+        meanings: list[str] = []
+        for run in runs:
+            at = 0
+            while at < len(run):
+                for length in range(min(LONGEST, len(run) - at), 0, -1):
+                    word = run[at:at + length]
+                    found = next((d[word] for d in dictionaries if word in d), None)
+                    if found is not None and not (japanese and _HIRAGANA.match(word)):
+                        meanings.extend(found)
+                        at += length
+                        break
+                else:
+                    at += 1
+        rest = " ".join(_CJK.sub(" ", text).split())
+        return " ".join(filter(None, [rest, *meanings]))
+
+
+def _folder() -> Path | None:
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "database"
+
+
+def _texts(folder: Path) -> dict[str, str] | None:
+    """The dictionaries' texts, or None when one is missing or not the known file (logged with what to do)."""
+    texts: dict[str, str] = {}
+    for name, sha256 in FILES.items():
+        path = folder / name
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            log.warning("the glossary's dictionary %s cannot be read (%s); reinstall it: %s", path, e, INSTALL_HINT)
+            return None
+        if hashlib.sha256(data).hexdigest() != sha256:
+            log.warning("the glossary's dictionary %s is not the known file (SHA-256 differs); it is not used. "
+                        "Reinstall the pinned package: %s", path, INSTALL_HINT)
+            return None
+        texts[name] = data.decode("utf-8" if name.endswith(".u8") else "euc_jp", errors="replace")
+    return texts
+
+
+def load(folder: Path | None = None) -> Glossary | None:
+    """The glossary from the package's files (or ``folder``), or None when they are missing or not
+    the known ones."""
+    folder = folder or _folder()
+    texts = _texts(folder) if folder is not None else None
+    if texts is None:
+        return None
+    return Glossary(parse_cedict(texts["cedict_ts.u8"]), parse_edict(texts["edict2"]))
+
+
+def glossary_status(verify: bool = False) -> tuple[str, Path | None]:
+    """What ``riverse model`` says of the glossary (as of the encoder, see
+    :func:`~agent.router.encoder.installed_state`), and the dictionaries' folder."""
+    return installed_state(turned_off(), _folder, verify, lambda folder: _texts(folder) is not None)
+
+
+_LOCK = threading.Lock()
+_LOADED: list[Glossary | None] = []
+
+
+def glossary() -> Glossary | None:
+    """The process's glossary, read on first use; None when it is not installed."""
+    with _LOCK:
+        if not _LOADED:
+            _LOADED.append(load())
+        return _LOADED[0]
+
+
+def turned_off() -> bool:
+    """``RIVERSE_GLOSSARY=off`` (or 0, false, no)."""
+    return os.environ.get("RIVERSE_GLOSSARY", "").strip().lower() in ("off", "0", "false", "no")
+
+
+def gloss(text: str) -> str:
+    """``text`` glossed in English (see :class:`Glossary`), or "" without the dictionaries or with
+    ``RIVERSE_GLOSSARY=off``."""
+    if turned_off() or not _CJK.search(text):
+        return ""
+    found = glossary()
+    return found.gloss(text) if found is not None else ""

@@ -1,0 +1,125 @@
+"""A Chinese or Japanese message glossed word by word in English, for retrieval among many tools."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from agent.router import Router, RouterOptions
+from agent.router import glossary as glossary_module
+from agent.router.candidates import ToolIndex, narrowed
+from agent.router.glossary import Glossary, parse_cedict, parse_edict
+from bench.scale.tools import generated
+from tests.test_candidates import MANY, listed
+from tests.test_routing import ScoringProvider
+
+CEDICT = """\
+# CC-CEDICT
+保險 保险 [bao3 xian3] /insurance/to insure/safe/
+保險單 保险单 [bao3 xian3 dan1] /insurance policy/
+單 单 [dan1] /bill/list/form/
+刪除 删除 [shan1 chu2] /to delete/to cancel/
+我 我 [wo3] /I/me/my/
+的 的 [de5] /of/~'s (possessive particle)/
+張 张 [Zhang1] /surname Zhang/
+張 张 [zhang1] /to open up/classifier for flat objects, sheet/
+工單 工单 [gong1 dan1] /work order (Tw)/variant of 工作單/
+新建 新建 [Xin1 jian4] /Xinjian county in Nanchang/
+新建 新建 [xin1 jian4] /to build/newly built/
+東京 东京 [Dong1 jing1] /Tokyo, capital of Japan/
+"""
+
+EDICT = """\
+　？？？ /EDICT, EDICT_SUB(P), EDICT2 Japanese-English Electronic Dictionary Files/Copyright/
+削除 [さくじょ] /(n,vs) deletion/elimination/erasure/(P)/EntL1298120X/
+ファイル /(n,vs) file/(P)/EntL1107800X/
+会議 [かいぎ] /(n,vs) (1) meeting/conference/(2) council/EntL1197860X/
+手管 [てくだ] /(n) wiles/trick/EntL1437490X/
+株価 [かぶか] /(n) stock prices/(P)/EntL1213780X/
+"""
+
+
+@pytest.fixture
+def small() -> Glossary:
+    return Glossary(parse_cedict(CEDICT), parse_edict(EDICT))
+
+
+def test_cedict_senses_are_meanings_without_asides_or_a_verb_to():
+    words = parse_cedict(CEDICT)
+    assert words["删除"] == ["delete", "cancel"] and words["刪除"] == ["delete", "cancel"]  # simplified and traditional
+    assert words["保险"] == ["insurance", "insure"]  # two senses kept
+    assert words["张"] == ["open up"]  # the surname's entry and a classifier say no meaning
+    assert words["工单"] == ["work order"]  # "(Tw)" left out, a variant's pointer too
+    assert words["的"] == ["of"]
+    assert words["新建"] == ["build", "newly built"]  # the common word before the place of that name
+    assert words["东京"] == ["Tokyo, capital of Japan"]  # a name that is no common word means the name
+
+
+def test_edict_keeps_the_first_sense_and_katakana_readings_not_hiragana_ones():
+    words = parse_edict(EDICT)
+    assert words["会議"] == ["meeting", "conference"]  # "(2) council" is another sense
+    assert words["削除"] == ["deletion", "elimination"] and words["ファイル"] == ["file"]
+    assert "さくじょ" not in words and "てくだ" not in words  # a reading in hiragana is many words
+    assert not any(key.startswith("　") for key in words)  # the header line is no word
+
+
+def test_a_message_is_glossed_by_its_longest_known_words(small):
+    assert small.gloss("我的保险单") == "me my of insurance policy"  # 保险单 before 保险 and 单; "I" is too short
+    assert small.gloss("删除 ticket st_31") == "ticket st_31 delete cancel"  # what is not Chinese is kept
+    assert small.gloss("Delete ticket st_31") == ""  # nothing to gloss
+
+
+def test_a_japanese_message_reads_the_japanese_dictionary_first_and_skips_hiragana(small):
+    # "てくだ" of "してください" is a word in hiragana: left out, as particles and endings are
+    assert small.gloss("ファイルを削除してください") == "file deletion elimination"
+    assert small.gloss("アップルの株価は？") == "？ stock prices"
+
+
+def test_a_chinese_message_reaches_a_tool_described_in_english_by_its_gloss(small, monkeypatch):
+    said = "我的保险单写了什么？"
+    assert "insurance_get_insurance_policy" not in [m.name for m in narrowed(generated(200), said)]  # its own words miss it
+    monkeypatch.setattr(glossary_module, "_LOADED", [small])
+    monkeypatch.delenv("RIVERSE_GLOSSARY")
+    assert "insurance_get_insurance_policy" in [m.name for m in narrowed(generated(200), said)]
+    index = ToolIndex(MANY)
+    assert "insurance_get_insurance_policy" in index.candidates(said, 4, also=[glossary_module.gloss(said)])
+    assert "insurance_get_insurance_policy" not in index.candidates(said, 4)
+
+
+def test_the_router_retrieves_by_the_gloss_unless_it_is_turned_off(small, monkeypatch):
+    monkeypatch.setattr(glossary_module, "_LOADED", [small])
+    monkeypatch.delenv("RIVERSE_GLOSSARY")
+    said = "删除我的保险单 ip_7"
+    for options, found in ((RouterOptions(candidates=8, retrieved=4), True),
+                           (RouterOptions(candidates=8, retrieved=4, gloss=False), False)):
+        provider = ScoringProvider({"none": 0.0}, [])
+        Router(options).decide(provider, MANY, said, "zh")
+        assert ("insurance_delete_insurance_policy" in listed(provider.opened[0][0][-1]["content"])) is found, options
+    monkeypatch.setenv("RIVERSE_GLOSSARY", "off")
+    assert glossary_module.gloss(said) == ""
+
+
+def test_dictionaries_that_are_not_the_known_files_are_refused(tmp_path, caplog):
+    """A dictionary changed on disk (or another version) is not read: no gloss, and the log says why."""
+    (tmp_path / "cedict_ts.u8").write_text(CEDICT, encoding="utf-8")
+    (tmp_path / "edict2").write_bytes(EDICT.encode("euc_jp"))
+    with caplog.at_level(logging.WARNING, logger="agent.router.glossary"):
+        assert glossary_module.load(tmp_path) is None
+    assert "is not the known file" in caplog.text and "riverse[retrieval]" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="agent.router.glossary"):
+        assert glossary_module.load(tmp_path / "missing") is None
+    assert "cannot be read" in caplog.text
+
+
+def test_the_packaged_dictionaries_gloss_chinese_and_japanese():
+    """The real package (riverse[retrieval], installed with the dev extra)."""
+    if glossary_module._folder() is None:
+        pytest.skip("riverse[retrieval] is not installed")
+    real = glossary_module.load()
+    assert real is not None and len(real.chinese) > 100_000 and len(real.japanese) > 100_000
+    assert {"document", "file", "delete"} <= set(real.gloss("把这个文件删掉").split())
+    assert {"invitation", "consent"} <= set(real.gloss("evt_5521 の招待を承諾して").split())
+    assert real.gloss("evt_5521 の招待を承諾して").startswith("evt_5521")
+
