@@ -14,6 +14,8 @@ from collections.abc import Mapping
 LANGUAGES = ("en", "zh", "ja")
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
+#: a run of Chinese or Japanese script (kana, CJK ideographs and their compatibility forms)
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 

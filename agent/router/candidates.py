@@ -34,6 +34,7 @@ from typing import Iterable
 import numpy
 import snowballstemmer
 
+from agent.i18n import CJK
 from agent.providers.base import Provider, ProviderError, SentenceVectors
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.glossary import gloss
@@ -47,7 +48,6 @@ _RRF_K = 20
 ENCODER_WEIGHT = 1.0
 
 _LATIN = re.compile(r"[a-z0-9]+")
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
 _STEMMER = snowballstemmer.stemmer("english")
 _STOP = frozenset("a an the of to in on for and or is are be with from by at as it this that what how me my i you "
                   "your please can could would do does get e g etc".split())
@@ -210,10 +210,11 @@ def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS
     if len(manifests) <= count:
         return manifests
     index = index_for(manifests)
-    also = [glossed] if needs_english(index, text) and (glossed := gloss(text)) else []
-    if provider is not None and needs_english(index, text):
+    also: list[str] = []
+    if needs_english(index, text):
+        also += [glossed] if (glossed := gloss(text)) else []
         try:
-            also += [english] if (english := in_english(provider, text)) else []
+            also += [english] if provider is not None and (english := in_english(provider, text)) else []
         except ProviderError:
             pass
     chosen = set(index.candidates(text, count, None, always, also, encoder))

@@ -23,7 +23,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +185,8 @@ def encoder_status(verify: bool = False) -> tuple[str, Path | None]:
     return installed_state(turned_off(), installed_weights, verify, sound)
 
 
-def installed_state(off: bool, folder: Any, verify: bool, sound: Any) -> tuple[str, Path | None]:
+def installed_state(off: bool, folder: Callable[[], Path | None], verify: bool,
+                    sound: Callable[[Path], bool]) -> tuple[str, Path | None]:
     """An optional data package's state as ``riverse model`` says it: ``"off"``, ``"missing"``,
     ``"installed"`` (not checked now), or with ``verify`` ``"verified"`` or ``"bad"``, as
     ``sound(folder)`` finds its files; and its folder (``folder()`` finds it, None when absent)."""

@@ -28,6 +28,7 @@ import re
 import threading
 from pathlib import Path
 
+from agent.i18n import CJK, detect_language
 from agent.router.encoder import installed_state
 
 log = logging.getLogger(__name__)
@@ -45,13 +46,11 @@ SENSES = 2
 #: the longest word looked up, in characters
 LONGEST = 8
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 _HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
 _ASIDE = re.compile(r"\([^)]*\)|\[[^\]]*\]|\{[^}]*\}")
 # senses that say what a word is rather than what it means
 _NOT_A_MEANING = ("variant of", "old variant", "cl:", "surname", "abbr. for", "see ", "used in", "used after",
-                  "used before", "entl", "classifier", "(p)")
+                  "used before", "entl", "(p)")
 # ... or what a word does in a sentence ("~'s (possessive particle)")
 _GRAMMAR = re.compile(r"\b(?:particle|marker|classifier)\b", re.IGNORECASE)
 # a sense's number in EDICT2: "(2)", maybe after a part of speech, "(n) (2)"
@@ -122,10 +121,10 @@ class Glossary:
         """``text`` with its Chinese and Japanese words replaced by their meanings (the longest
         word a dictionary knows first; in Japanese, words written in hiragana alone are left out:
         particles and endings); "" when it has none."""
-        runs = _CJK.findall(text)
+        runs = CJK.findall(text)
         if not runs:
             return ""
-        japanese = bool(_KANA.search(text))
+        japanese = detect_language(text) == "ja"
         dictionaries = (self.japanese, self.chinese) if japanese else (self.chinese, self.japanese)
         meanings: list[str] = []
         for run in runs:
@@ -140,7 +139,7 @@ class Glossary:
                         break
                 else:
                     at += 1
-        rest = " ".join(_CJK.sub(" ", text).split())
+        rest = " ".join(CJK.sub(" ", text).split())
         return " ".join(filter(None, [rest, *meanings]))
 
 
@@ -205,7 +204,7 @@ def turned_off() -> bool:
 def gloss(text: str) -> str:
     """``text`` glossed in English (see :class:`Glossary`), or "" without the dictionaries or with
     ``RIVERSE_GLOSSARY=off``."""
-    if turned_off() or not _CJK.search(text):
+    if turned_off() or not CJK.search(text):
         return ""
     found = glossary()
     return found.gloss(text) if found is not None else ""
