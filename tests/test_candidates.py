@@ -153,7 +153,7 @@ def test_preparing_a_few_dozen_tools_writes_examples_for_those_outside_the_core_
     def complete(messages, json_schema=None, max_tokens=None, **_):
         name = messages[-1]["content"].split("Tool: ")[1].split("\n")[0]
         written.append(name)
-        said = ["zorblat the quux for me", "frobnicate quux now"] if name == outside else [f"please do {name} stuff"]
+        said = ["zorblat the quux for me", "frobnicate quux now"] if name == outside else [f"please do {name} stuff", f"{name} again"]
         return Completion(text=json.dumps({"examples": said}))
 
     provider = ScoringProvider({"none": 0.0}, [])

@@ -15,7 +15,11 @@ from agent.router.forms import (
     COLOUR,
     COUNTRY,
     COUNTRY3,
+    CRYPTO,
     CURRENCY,
+    ISO_CURRENCY,
+    STOCK,
+    TICKER,
     UNIT,
     ZONE,
     currency_code,
@@ -25,7 +29,7 @@ from agent.router.forms import (
 )
 from agent.toolkit.airports import airline_code, airport_code
 from agent.toolkit.countries import country_code
-from agent.router.written import _SHOT_THINGS, PROMPT, TRANSLATE, ExampleWriter, echoes
+from agent.router.written import _SHOT_THINGS, SHOTS, TRANSLATE, ExampleWriter, echoes
 from agent.tools import ToolManifest
 from agent.toolkit.zones import zone_name
 from tests.test_routing import ScoringProvider
@@ -50,13 +54,13 @@ FX = ToolManifest("fx_convert", "Convert an amount between currencies",
     ("Source IANA timezone name (e.g., 'America/New_York')", ZONE),
     ("Time zone, e.g. Europe/Paris", ZONE),
     ("时区，例如 Asia/Shanghai", ZONE),
-    ("Source currency (ISO 4217 code, e.g. EUR)", CURRENCY),
+    ("Source currency (ISO 4217 code, e.g. EUR)", ISO_CURRENCY),  # no bitcoin
     ("Currency code such as USD", CURRENCY),
     ("币种代码", CURRENCY),
     # a tool that takes names as said keeps them
     ("City, country or IANA time zone, e.g. Tokyo, London, America/New_York", None),
     ("城市、国家或 IANA 时区，例如 东京", None),
-    ("Ticker symbol, e.g. AAPL", None),
+    ("Ticker symbol, e.g. AAPL", STOCK),
     ("The city to look up", None),
     ("Currency amount", None),
     ("Unit symbol, e.g. km, kg, °C", UNIT),
@@ -64,7 +68,12 @@ FX = ToolManifest("fx_convert", "Convert an amount between currencies",
     ("単位の記号（例: kg）", UNIT),
     ("SI unit of the reading", UNIT),
     ("The unit of the value, e.g. km, lb, °F, cup, mph, GB", None),  # unit_convert's: names are welcome
-    ("Ticker symbol, e.g. AAPL", None),
+    ("Crypto symbol, e.g. BTC, ETH", CRYPTO),
+    ("Ticker or crypto symbol", TICKER),
+    ("Stock code of the company", STOCK),
+    ("銘柄コード（例: 7203）", STOCK),
+    ("加密货币代码，例如 BTC", CRYPTO),
+    ("Company name or partial ticker", None),  # names are welcome
     ("ISO 3166-1 alpha-2 country code of the passport, e.g. \"DE\"", COUNTRY),
     ("Country code (ISO 3166-1 alpha-3), e.g. DEU", COUNTRY3),
     ("目的地的国家代码", COUNTRY),
@@ -94,6 +103,29 @@ def test_the_form_is_read_from_the_parameter_description(description, form):
 ])
 def test_currency_names_become_iso_codes(said, code):
     assert currency_code(said) == code
+
+
+@pytest.mark.parametrize("form, said, symbol", [
+    (STOCK, "Tesla", "TSLA"), (STOCK, "Apple Inc.", "AAPL"), (STOCK, "苹果公司", "AAPL"), (STOCK, "トヨタ自動車", "TM"),
+    (STOCK, "PLTR", "PLTR"), (STOCK, "bitcoin", None), (STOCK, "the car maker", None),
+    (CRYPTO, "以太坊", "ETH"), (CRYPTO, "ビットコイン", "BTC"), (CRYPTO, "Tesla", None), (TICKER, "Dogecoin", "DOGE"),
+    (TICKER, "テスラ", "TSLA"), (ISO_CURRENCY, "bitcoin", None), (ISO_CURRENCY, "euros", "EUR"),
+])
+def test_company_and_coin_names_become_symbols(form, said, symbol):
+    assert form.normal(said) == symbol
+
+
+@pytest.mark.parametrize("form, said, named", [
+    (CRYPTO, "bitcoin price in euros", ["BTC"]),
+    (ISO_CURRENCY, "bitcoin price in euros", ["EUR"]),  # not bitcoin: it has no ISO code
+    (CURRENCY, "bitcoin price in euros", ["BTC", "EUR"]),
+    (TICKER, "alert me if Tesla falls below 180", ["TSLA"]),
+    (STOCK, "how is NVDA doing after Nvidia's earnings", ["NVDA"]),
+    (ISO_CURRENCY, "以太坊现在多少美元", ["USD"]),
+    (STOCK, "apple pie recipe", []),  # a word before a company: named only as a value, not looked for
+])
+def test_the_symbols_a_message_names(form, said, named):
+    assert form.in_order(said) == named
 
 
 @pytest.mark.parametrize("said,zone", [
@@ -374,8 +406,84 @@ def test_written_examples_that_echo_the_requests_own_example_are_left_out(tmp_pa
     assert ExampleWriter().write(WritingProvider(["Send the agenda for the sync", "Send the agenda to Anna"], {}),
                                  agenda, "en") == ["Send the agenda for the sync"]
     assert not echoes("Send the agenda for the sync", agenda) and echoes("Send the agenda to Anna", agenda)
-    # every thing of the list is the request's own
-    assert all(thing in PROMPT.casefold() for thing in _SHOT_THINGS)
+    # every thing of the list is one of the request's own
+    assert all(thing in shot.casefold() for shot, things in SHOTS for thing in things)
+    assert set(_SHOT_THINGS) == {thing for _, things in SHOTS for thing in things}
+
+
+class ShotProvider(WritingProvider):
+    """Answers the request for examples with a reply per shot (the name of its example tool)."""
+
+    def __init__(self, replies: dict[str, str], cache_dir=None):
+        super().__init__([], {}, cache_dir)
+        self.replies = replies
+
+    def complete(self, messages, *, json_schema=None, max_tokens=None, **_):
+        prompt = messages[-1]["content"]
+        self.prompts.append(prompt)
+        shot = next(name for name in self.replies if f"for {name} (" in prompt)
+        return Completion(text=self.replies[shot])
+
+
+UPDATE_ISSUE = ToolManifest("update_issue", "Edit an issue: title, body, state, labels or assignees.",
+                            {"repo": "Repository name", "issue_number": "Issue number", "state": "New state"},
+                            required=["repo", "issue_number"])
+
+
+def test_examples_too_few_after_the_first_shot_are_asked_for_again_with_the_next(tmp_path):
+    # every example of the first reply echoes its shot (Anna, Bob, the landlord): the second shot is asked
+    echoing = json.dumps({"examples": ["Close Anna's issue 12", "Assign issue 7 to bob", "Tell my landlord about issue 3"]})
+    second = json.dumps({"examples": ["Close issue 12 in webapp", "Reopen issue 40 of the api repo", "Rename issue 9"]})
+    provider = ShotProvider({"send_email": echoing, "track_parcel": second}, cache_dir=tmp_path)
+    examples = ExampleWriter().write(provider, UPDATE_ISSUE, "en")
+    assert examples == ["Close issue 12 in webapp", "Reopen issue 40 of the api repo", "Rename issue 9"]
+    assert len(provider.prompts) == 2 and "for track_parcel (" in provider.prompts[1]
+    # a first reply with enough examples is the only request
+    enough = json.dumps({"examples": ["Close issue 12 in webapp", "Close Anna's issue 3", "Reopen issue 40"]})
+    once = ShotProvider({"send_email": enough, "track_parcel": second}, cache_dir=tmp_path / "b")
+    assert ExampleWriter().write(once, UPDATE_ISSUE, "en") == ["Close issue 12 in webapp", "Reopen issue 40"]
+    assert len(once.prompts) == 1
+    # one usable example of the first is kept beside those of the second, three in all
+    one = json.dumps({"examples": ["Close issue 12 in webapp", "Close Anna's issue 3", "Email bob about issue 4"]})
+    merged = ShotProvider({"send_email": one, "track_parcel": second}, cache_dir=tmp_path / "c")
+    assert ExampleWriter().write(merged, UPDATE_ISSUE, "en") == [
+        "Close issue 12 in webapp", "Reopen issue 40 of the api repo", "Rename issue 9"]
+
+
+@pytest.mark.parametrize("reply, examples", [
+    # the model closed the JSON inside its third string and went on with a tool of its own
+    ('{"examples": ["Close issue 12 in webapp", "Reopen issue 40", "Close issue 7 with reason \'bug\']]} \n\n'
+     'Tool: create_issue\nWhat it does: Create a" ] }',
+     ["Close issue 12 in webapp", "Reopen issue 40", "Close issue 7 with reason 'bug'"]),
+    # cut short by the token limit: its whole strings
+    ('{"examples": ["Close issue 12 in webapp", "Tag issue 3 [urgent]", "Reopen iss', ["Close issue 12 in webapp", "Tag issue 3 [urgent]"]),
+    ('not json at all', []),
+    ('{"examples": "Close issue 12"}', []),
+])
+def test_examples_are_read_from_a_reply_that_ran_on_or_was_cut_short(reply, examples):
+    from agent.router.written import _read
+
+    assert _read(reply) == examples
+
+
+def test_examples_kept_from_the_writer_before_are_used_when_there_are_enough(tmp_path):
+    from agent.router.written import _KEPT_FROM
+
+    second = json.dumps({"examples": ["Close issue 12 in webapp", "Reopen issue 40 of the api repo"]})
+    provider = ShotProvider({"send_email": second, "track_parcel": second}, cache_dir=tmp_path)
+    writer = ExampleWriter()
+    kept = [(UPDATE_ISSUE, ["Close issue 12 in webapp", "Reopen issue 40"]), (REPOSITORIES, ["List my repositories"])]
+    for manifest, examples in kept:
+        path = tmp_path / "examples" / f"{writer.key(manifest, 'en', provider, _KEPT_FROM)}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(examples), encoding="utf-8")
+    assert writer.write(provider, UPDATE_ISSUE, "en") == ["Close issue 12 in webapp", "Reopen issue 40"]
+    assert provider.prompts == []  # two kept: nothing written again
+    # one example (or none) is too few: written again, and kept under this version's key
+    assert writer.write(provider, REPOSITORIES, "en") == ["Close issue 12 in webapp", "Reopen issue 40 of the api repo"]
+    assert len(provider.prompts) == 1
+    assert (tmp_path / "examples" / f"{writer.key(REPOSITORIES, 'en', provider)}.json").is_file()
+    assert ExampleWriter().known(provider, REPOSITORIES, "en") == ["Close issue 12 in webapp", "Reopen issue 40 of the api repo"]
 
 
 def test_examples_written_before_lose_their_echoes_and_their_translations_with_them(tmp_path):
@@ -489,3 +597,26 @@ def test_a_parameter_that_asks_for_year_and_month_is_written_as_the_month_the_me
     provider = ScoringProvider({"get_flight_price_calendar": 0.0, "none": -5.0}, ["BOS", "DEN", "09", "09"])
     decision = Router(RouterOptions(write_examples=False)).decide(provider, [calendar], said, "en")
     assert decision.params == {"origin": "BOS", "destination": "DEN", "month": "2027-09"}
+
+
+CRYPTO_PRICE = ToolManifest("get_crypto_price", "Get the current price of a cryptocurrency.",
+                            {"symbol": "Crypto symbol, e.g. BTC, ETH", "vs_currency": "Currency to price in (ISO 4217 code, e.g. EUR)"},
+                            ["What is ETH at?"], required=["symbol"])
+PRICE_ALERT = ToolManifest("create_price_alert", "Alert when a security crosses a target price.",
+                           {"symbol": "Ticker or crypto symbol", "target_price": "Target price"}, ["alert me at AAPL 200"],
+                           required=["symbol", "target_price"], parameter_types={"target_price": "number"})
+
+
+@pytest.mark.parametrize("manifest, message, written, params", [
+    (CRYPTO_PRICE, "bitcoin price in euros", ["Bitcoin", "euros"], {"symbol": "BTC", "vs_currency": "EUR"}),
+    (CRYPTO_PRICE, "以太坊现在多少美元", ["以太坊", "美元"], {"symbol": "ETH", "vs_currency": "USD"}),
+    (PRICE_ALERT, "alert me if Tesla falls below 180", ["Tesla", "180"], {"symbol": "TSLA", "target_price": "180"}),
+    (PRICE_ALERT, "苹果股价涨到 250 以上的时候提醒我", ["苹果", "250"], {"symbol": "AAPL", "target_price": "250"}),
+])
+def test_a_company_or_coin_the_message_names_is_written_as_its_symbol(manifest, message, written, params):
+    provider = ScoringProvider({manifest.name: 0.0, "none": -5.0}, written)
+    decision = Router(RouterOptions()).decide(provider, [manifest], message, "en")
+    assert decision.params == params
+    off = Router(RouterOptions(value_forms=False)).decide(ScoringProvider({manifest.name: 0.0, "none": -5.0}, written),
+                                                          [manifest], message, "en")
+    assert off.params["symbol"] == written[0]  # as the model wrote it, with the lever off

@@ -20,6 +20,7 @@ from agent.router.prompt import value_schema
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.colours import colour_name, names as colour_names
 from agent.toolkit.dates import dates_in, iso_date, month_named
+from agent.toolkit.tickers import names as ticker_names, ticker_symbol
 from agent.toolkit.countries import country_code, names as country_names
 from agent.toolkit.units import find_unit, names as unit_names
 from agent.toolkit.zones import ALIASES, cities, iana_names, localized, name_key, zone_name
@@ -81,6 +82,16 @@ def currency_code(text: str) -> str | None:
     return _CURRENCIES.get(singular)
 
 
+#: codes of ``_CURRENCY_NAMES`` that no ISO 4217 list has
+_NOT_ISO = frozenset({"BTC", "ETH"})
+
+
+def iso_currency_code(text: str) -> str | None:
+    """:func:`currency_code`, for a parameter that asks for ISO 4217: no cryptocurrency."""
+    code = currency_code(text)
+    return code if code not in _NOT_ISO else None
+
+
 def iana_zone(text: str) -> str | None:
     """The IANA name for a zone, city or country; None when unknown. ``UTC`` and offsets stay."""
     if re.fullmatch(r"(?i)\s*(utc|gmt)\s*([+-]\s*\d{1,2}(:?\d{2})?)?\s*", text):
@@ -117,6 +128,18 @@ def _zone_finder() -> re.Pattern[str]:
 def _currency_finder() -> re.Pattern[str]:
     names = [n for n in _CURRENCIES if len(n) > 1 or not n.isascii()]  # "$" and "元" alone, not "a"
     return _finder([*names, *(f"{n}s" for n in names if n.isascii() and n.isalpha()), *(c.casefold() for c in _CURRENCY_NAMES)])
+
+
+@lru_cache(maxsize=1)
+def _iso_currency_finder() -> re.Pattern[str]:
+    names = [n for n, code in _CURRENCIES.items() if code not in _NOT_ISO and (len(n) > 1 or not n.isascii())]
+    return _finder([*names, *(f"{n}s" for n in names if n.isascii() and n.isalpha()),
+                    *(c.casefold() for c in _CURRENCY_NAMES if c not in _NOT_ISO)])
+
+
+@lru_cache(maxsize=4)
+def _ticker_finder(crypto: bool = True, stocks: bool = True) -> re.Pattern[str]:
+    return _finder(ticker_names(crypto, stocks))
 
 
 @lru_cache(maxsize=1)
@@ -190,7 +213,11 @@ class Form:
 
 
 ZONE = Form("IANA time zone", iana_zone, _zone_finder)
-CURRENCY = Form("ISO 4217 currency code", currency_code, _currency_finder)
+CURRENCY = Form("currency code", currency_code, _currency_finder)
+ISO_CURRENCY = Form("ISO 4217 currency code", iso_currency_code, _iso_currency_finder)
+TICKER = Form("ticker or crypto symbol", ticker_symbol, _ticker_finder)
+CRYPTO = Form("crypto symbol", lambda text: ticker_symbol(text, stocks=False), lambda: _ticker_finder(True, False))
+STOCK = Form("stock ticker", lambda text: ticker_symbol(text, crypto=False), lambda: _ticker_finder(False, True))
 UNIT = Form("unit symbol", unit_symbol, _unit_finder)
 COUNTRY = Form("ISO 3166-1 alpha-2 country code", country_code, _country_finder)
 COUNTRY3 = Form("ISO 3166-1 alpha-3 country code", lambda text: country_code(text, 3), _country_finder)
@@ -217,6 +244,12 @@ _ZONE_EXAMPLE = re.compile(r"\b(?:Africa|America|Asia|Atlantic|Australia|Europe|
 _ACCEPTS_NAMES = re.compile(r"\bcit(?:y|ies)\b|\bcountr(?:y|ies)\b|\bplace\b|城市|国家|都市|国名", re.IGNORECASE)
 _ASKS_CURRENCY = re.compile(r"ISO[\s-]?4217", re.IGNORECASE)
 _MENTIONS_CURRENCY = re.compile(r"currenc|货币|币种|幣別|通貨", re.IGNORECASE)
+_ASKS_TICKER = re.compile(r"\bticker|\bstock\s+(?:code|symbol)|\bcrypto(?:currency)?\s+(?:code|symbol)|\bsecurity\s+symbol"
+                          r"|\bsymbol\b.*\b(?:stocks?|shares?|crypto|coins?|tokens?|securit)|股票代码|股票代號|证券代码|"
+                          r"加密货币(?:代码|符号)|加密貨幣(?:代碼|符號)|銘柄コード|ティッカー", re.IGNORECASE)
+_NAMES_TOO = re.compile(r"\bnames?\b|名称|名稱|名前|社名|銘柄名", re.IGNORECASE)
+_MENTIONS_CRYPTO = re.compile(r"crypto|\bcoins?\b|\btokens?\b|加密|数字货币|币|暗号資産|仮想通貨", re.IGNORECASE)
+_MENTIONS_STOCK = re.compile(r"ticker|stock|share|equit|securit|股|証券|株|銘柄", re.IGNORECASE)
 _MENTIONS_UNIT = re.compile(r"\bunits?\b|单位|單位|単位", re.IGNORECASE)
 _ASKS_SYMBOL = re.compile(r"symbol|abbreviat|\bSI\b|\bUCUM\b|符号|缩写|縮寫|記号|略号|略称", re.IGNORECASE)
 _ASKS_COUNTRY = re.compile(r"ISO[\s-]?3166|\bcountry[\s-]code|国家代码|國家代碼|国コード|国名コード", re.IGNORECASE)
@@ -253,7 +286,14 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
         return AIRPORT
     if _ASKS_ZONE.search(description) or (_MENTIONS_ZONE.search(description) and _ZONE_EXAMPLE.search(description)):
         return ZONE
-    if _ASKS_CURRENCY.search(description) or (_MENTIONS_CURRENCY.search(description) and _CODE_HINT.search(description)):
+    if _ASKS_TICKER.search(description):  # "Ticker or crypto symbol", "Crypto symbol, e.g. BTC, ETH"
+        if _NAMES_TOO.search(description):
+            return None  # "Company name or partial ticker": the name as said
+        crypto, stock = bool(_MENTIONS_CRYPTO.search(description)), bool(_MENTIONS_STOCK.search(description))
+        return CRYPTO if crypto and not stock else STOCK if stock and not crypto else TICKER
+    if _ASKS_CURRENCY.search(description):  # ISO 4217 has no bitcoin
+        return ISO_CURRENCY
+    if _MENTIONS_CURRENCY.search(description) and _CODE_HINT.search(description):
         return CURRENCY
     if _MENTIONS_UNIT.search(description) and _ASKS_SYMBOL.search(description):
         return UNIT

@@ -26,8 +26,13 @@ Progress = Callable[[int, int], None]
 
 #: how many examples the model writes for a tool
 COUNT = 3
-#: changes when the way examples are written changes, so that older ones are written again
-_VERSION = 3
+#: fewer usable examples than this (the model's JSON ran on, or every example echoed the request's own
+#: example): the tool's examples are asked for again with the next shot
+ENOUGH = 2
+#: changes when the way examples are written changes, so that older ones are written again (see
+#: :meth:`ExampleWriter._stored`: those of ``_KEPT_FROM`` with ``ENOUGH`` examples are still good)
+_VERSION = 4
+_KEPT_FROM = 3
 
 #: the request for examples; they are written in English, which the small default model writes best,
 #: and translated one by one for a Chinese or Japanese tool prompt
@@ -36,11 +41,21 @@ PROMPT = (
     "carries out. Write them as the user says them: a command or a question about their own things, in everyday "
     "words, with concrete values (names, numbers, dates) where the tool needs them. Never ask about the tool "
     "itself and never name it.\n"
-    "For example, for send_email (Send an email; to, subject, body): "
-    '{{"examples": ["Email Anna that I am running late", "Send bob@acme.com the agenda for Monday", '
-    '"Write to my landlord about the broken heater"]}}\n'
+    "For example, for {shot}\n"
     "Tool: {name}\nWhat it does: {description}\nParameters: {parameters}"
 )
+#: the request's example tools, in the order they are tried, each with the names and things of its
+#: examples, which the model sometimes writes into a tool's examples ("List all repositories for the
+#: broken heater", "Get the issue with the body 'I am running late'"); not Monday: any request may say a day
+SHOTS = (
+    ('send_email (Send an email; to, subject, body): {"examples": ["Email Anna that I am running late", '
+     '"Send bob@acme.com the agenda for Monday", "Write to my landlord about the broken heater"]}',
+     ("anna", "running late", "bob", "agenda", "landlord", "heater")),
+    ('track_parcel (Where a parcel is now; tracking_number, carrier): {"examples": ["Where is my parcel 1Z999AA1?", '
+     '"Has the blender I ordered from Kettle & Co shipped yet?", "Track DHL shipment 4420178 for me"]}',
+     ("1z999aa1", "blender", "kettle", "4420178")),
+)
+_SHOT_THINGS = tuple(thing for _, things in SHOTS for thing in things)
 TRANSLATE = {"zh": "Translate into Chinese: {text}", "ja": "Translate into Japanese: {text}"}
 #: a translation must begin in the language's script (the model otherwise repeats the English)
 _SCRIPT = {"zh": "^[\\u4e00-\\u9fff][^\"\\\\]{3,120}$", "ja": "^[\\u3040-\\u30ff\\u4e00-\\u9fff][^\"\\\\]{3,120}$"}
@@ -68,9 +83,9 @@ class ExampleWriter:
         self._lock = threading.Lock()
 
     @staticmethod
-    def key(m: ToolManifest, language: str, provider: Provider) -> str:
+    def key(m: ToolManifest, language: str, provider: Provider, version: int = _VERSION) -> str:
         model = str(getattr(provider, "model_label", "") or type(provider).__name__)
-        text = json.dumps([_VERSION, language, model, m.name, m.description, m.parameters, m.required], ensure_ascii=False,
+        text = json.dumps([version, language, model, m.name, m.description, m.parameters, m.required], ensure_ascii=False,
                           sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -89,21 +104,29 @@ class ExampleWriter:
         return [e for e in examples if not looping(e)]
 
     def _stored(self, provider: Provider, m: ToolManifest, language: str) -> list[str] | None:
+        """The examples kept for this tool: written by this version, or by ``_KEPT_FROM`` when there are
+        ``ENOUGH`` of them (those fewer are written again, with a second shot when the first fails)."""
         key = self.key(m, language, provider)
         if key in self._memory:
             return self._memory[key]
         if key in self._absent:
             return None
-        path = self._path(provider, key)
-        if path is not None and path.is_file():
-            try:
-                examples = [str(e) for e in json.loads(path.read_text(encoding="utf-8"))]
-            except (OSError, ValueError):
-                return None
-            self._memory[key] = examples
-            return examples
+        for version in (_VERSION, _KEPT_FROM):
+            examples = self._read_file(self._path(provider, self.key(m, language, provider, version)))
+            if examples is not None and (version == _VERSION or len(examples) >= ENOUGH):
+                self._memory[key] = examples
+                return examples
         self._absent.add(key)
         return None
+
+    @staticmethod
+    def _read_file(path: Path | None) -> list[str] | None:
+        if path is None or not path.is_file():
+            return None
+        try:
+            return [str(e) for e in json.loads(path.read_text(encoding="utf-8"))]
+        except (OSError, ValueError, TypeError):
+            return None
 
     def write(self, provider: Provider, m: ToolManifest, language: str) -> list[str]:
         with self._lock:
@@ -117,9 +140,11 @@ class ExampleWriter:
             english = self._write(provider, m, "en")
             examples = _unique(t for t in (self._translated(provider, text, language) for text in english) if not looping(t)) or english
         else:
-            prompt = PROMPT.format(count=COUNT, name=m.name, description=m.description, parameters=_parameters(m))
-            completion = provider.complete([{"role": "user", "content": prompt}], json_schema=_schema(), max_tokens=200)
-            examples = [e for e in _about_use(_read(completion.text), m) if not echoes(e, m)]
+            examples = []
+            for shot, _ in SHOTS:  # the next shot only when this one leaves too few
+                examples = _unique([*examples, *self._asked(provider, m, shot)])[:COUNT]
+                if len(examples) >= ENOUGH:
+                    break
         key = self.key(m, language, provider)
         self._memory[key] = examples
         path = self._path(provider, key)
@@ -130,6 +155,15 @@ class ExampleWriter:
             except OSError:
                 pass  # kept in memory: written again by the next process
         return examples
+
+    @staticmethod
+    def _asked(provider: Provider, m: ToolManifest, shot: str) -> list[str]:
+        """The examples the model writes for ``m`` when shown ``shot``, those that do not use the tool
+        or echo a shot left out."""
+        prompt = PROMPT.format(count=COUNT, shot=shot, name=m.name, description=m.description,
+                               parameters=_parameters(m))
+        completion = provider.complete([{"role": "user", "content": prompt}], json_schema=_schema(), max_tokens=200)
+        return [e for e in _about_use(_read(completion.text), m) if not echoes(e, m)]
 
     @staticmethod
     def _translated(provider: Provider, text: str, language: str) -> str:
@@ -175,18 +209,29 @@ class ExampleWriter:
 
 
 def _read(text: str) -> list[str]:
+    """The examples of the model's reply, also when it ran on: an example that goes on past its end
+    ("... with reason 'bug']]} \n\nTool: create_issue ...") is cut where it closed, and a reply cut
+    short keeps its whole strings."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, strict=False)
+        examples = data.get("examples") if isinstance(data, dict) else None
     except ValueError:
+        examples = [_string(raw) for raw in _STRING.findall(text.partition("[")[2])]
+    if not isinstance(examples, list):
         return []
-    examples = data.get("examples") if isinstance(data, dict) else None
-    return _unique(examples) if isinstance(examples, list) else []
+    return _unique(cut for cut in (_RUN_ON.sub("", str(e).split("\n")[0]).strip() for e in examples) if len(cut) >= 4)
 
 
-#: the names and things of the request's example (``PROMPT``), which the model sometimes writes into a
-#: tool's examples ("List all repositories for the broken heater", "Get the issue with the body 'I am
-#: running late'")
-_SHOT_THINGS = ("anna", "running late", "bob", "agenda", "landlord", "heater")  # not Monday: any request may say a day
+#: a JSON string, and the close of an array or object the model wrote inside one
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_RUN_ON = re.compile(r"(?<=\S)\s*[\]}]{2,}[\s\]}]*$")
+
+
+def _string(raw: str) -> str:
+    try:
+        return str(json.loads(f'"{raw}"', strict=False))
+    except ValueError:
+        return raw
 
 
 def echoes(example: str, m: ToolManifest) -> bool:
