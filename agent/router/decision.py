@@ -21,6 +21,7 @@ from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import is_follow_up, marked_follow_up
 from agent.router.spoken import with_digits
+from agent.router.switches import said_choice
 from agent.router.valid import checked
 from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
@@ -292,17 +293,15 @@ class Router:
 
     def _write_call(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
                     text: str) -> tuple[dict[str, Any], str]:
-        """Write the call of ``manifest``'s tool: its name, then each parameter's value (an enum's
-        likeliest member; a required value may come from the conversation ``source``, an optional one
-        only from the message ``text``). Returns the values, and the first required parameter the
-        message has nothing for ("" when none)."""
+        """Write the call of ``manifest``'s tool: its name, then each parameter's value (an enum's likeliest member; a
+        required value may come from the conversation ``source``, an optional one only from the message ``text``).
+        Returns the values, and the first required parameter the message has nothing for ("" when none)."""
         cursor.extend(f'{opening(quote)}{manifest.name}", "params": {{')
         return checked(manifest, *self._write_params(cursor, manifest, quote, source, text), on=self.options.valid_values)
 
     def _write_params(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
                       text: str) -> tuple[dict[str, Any], str]:
-        """Write each parameter of ``manifest`` (see :meth:`_write_call`); an object whose members are
-        named (:func:`~agent.toolkit.base.members`) is written by :meth:`_write_object`."""
+        """Write each parameter of ``manifest`` (see :meth:`_write_call`); an object of named members by :meth:`_write_object`."""
         params: dict[str, Any] = {}
         framed = 0  # keys written into the frame
         for key in manifest.parameters:
@@ -322,6 +321,8 @@ class Router:
             else:
                 cursor.extend(lead + quote)
                 value = self._value(cursor, manifest, key, source if key in manifest.required else text)
+            if value and key not in manifest.required and self.options.said_choices and not said_choice(manifest, key, value, text):
+                value = ""  # an optional switch or object the message does not speak of (agent.router.switches)
             if value:
                 params[key] = value
             elif key in manifest.required:
@@ -344,8 +345,7 @@ class Router:
         return unsaid_left_out(inner, written, self._numbers_said(text)) if self.options.leave_out_unsaid else written
 
     def _numbers_said(self, text: str) -> str:
-        """``text`` as its numbers are counted: said in words written in digits, dates and times left out
-        (the 2 of "May 2" is no second count of 2)."""
+        """``text`` as its numbers are counted: words in digits, dates and times left out (no 2 of "May 2")."""
         return without_dates(with_digits(text) if self.options.spoken_numbers else text)
 
     def _others(self, prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str,
