@@ -145,3 +145,37 @@ def test_a_number_named_inside_a_text_value_does_not_take_the_place_of_the_numbe
                          parameter_types={**FLIGHTS.parameter_types, "max_stops": "integer"}, required=FLIGHTS.required)
     assert unsaid_left_out(stops, {"origin": "Oslo", "passengers": {"adults": "2"}, "max_stops": "2"}, "Oslo, 2 adults") == {
         "origin": "Oslo", "passengers": {"adults": "2"}}  # a member of the object holds the 2
+
+
+def test_a_value_that_is_the_message_copied_whole_does_not_hold_the_others():
+    from agent.router.values import unsaid_left_out
+
+    reminder = ToolManifest("create_reminder", "Create a reminder", {"text": "What to be reminded of", "due": "Due date, ISO 8601"},
+                            required=["text"])
+    said = "remind me to renew my passport by 2027-01-15, it's urgent"
+    whole = {"text": "Remind me to renew my passport by 2027-01-15, it's urgent", "due": "2027-01-15"}
+    assert unsaid_left_out(reminder, whole, said) == whole  # the due date is stated, not a piece of the text repeated
+    assert unsaid_left_out(reminder, whole) == {"text": whole["text"]}  # without the message it cannot be told
+    # a text that is a part of the message holds what it says: the date said again is left out
+    part = {"text": "renew my passport by 2027-01-15", "due": "2027-01-15"}
+    assert unsaid_left_out(reminder, part, said) == {"text": part["text"]}
+    # a word of it is still a piece the text holds ("remind" as the reminder list)
+    listed = ToolManifest(reminder.name, reminder.description, {**reminder.parameters, "list": "List name"}, required=["text"])
+    assert unsaid_left_out(listed, {**whole, "list": "remind"}, said) == whole
+    japanese = {"text": "2026-12-20 までに年賀状を出すってリマインダー作って", "due": "2026-12-20"}
+    assert unsaid_left_out(reminder, japanese, "2026-12-20 までに年賀状を出すってリマインダー作って") == japanese
+
+
+def test_an_identifiers_number_is_written_with_its_prefix():
+    from agent.router.values import completed
+
+    events = ToolManifest("update_event", "Update an event", {"event_id": "Event ID", "title": "New title", "pull_number": "PR"},
+                          ["rename evt_1 to Sync"], required=["event_id"], parameter_types={"pull_number": {"type": "integer"}})
+    assert completed(events, "event_id", "4410", "把 evt_4410 的地点改成 3 号会议室") == "evt_4410"
+    assert completed(events, "event_id", "evt", "move evt_77 to Friday") == "evt_77"
+    assert completed(events, "event_id", "12", "move event 12 to Friday") == "12"  # no prefix to give it
+    assert completed(events, "title", "4410", "rename evt_4410 to 4410") == "4410"  # not an identifier's parameter
+    assert completed(events, "pull_number", "19", "merge PR-19") == "19"  # a number, not a string identifier
+    provider = ScoringProvider({"update_event": 0.0, "none": -9.0}, ["4410", "", "", "", ""])
+    decision = Router(RouterOptions()).decide(provider, [events], "rename evt_4410", "en")
+    assert decision.params["event_id"] == "evt_4410"

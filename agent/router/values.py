@@ -72,7 +72,8 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str
     that another parameter already holds (a tag copied again as the release's name and body, an
     attendee's address as a start date), and, with ``message`` (its numbers in digits), a number it
     states fewer times than the parameters before hold it ("2" of "2 adults" as the rooms, the stars
-    and the price too). A message's words state one value, not two."""
+    and the price too). A message's words state one value, not two; but a value that is the message
+    copied whole (a reminder's text) holds a date, a figure or a code by that alone: it is kept."""
     kept: dict[str, Any] = {}
     stated = Counter(_numbers_listed(message)) if message is not None else None
     for key, value in params.items():
@@ -83,9 +84,11 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str
         if "default" in schema and _same(value, schema["default"]):
             continue
         free_text = schema.get("type", "string") in ("string", "array") and "enum" not in schema
+        # a date, a figure, a code: stated apart even in a copy of the whole message (not a word of it, "calendar")
+        formed = isinstance(value, str) and (bool(re.search(r"[0-9]", value)) or value_form(manifest, key) is not None)
         if free_text and isinstance(value, str) and _held(value, [
             str(other) for other_key, other in params.items()
-            if other_key != key and (other_key in manifest.required or other_key in kept)
+            if other_key != key and (other_key in manifest.required or other_key in kept) and not (formed and _whole(str(other), message))
         ]):
             continue
         if stated is not None and schema.get("type") in ("number", "integer") and isinstance(value, str):
@@ -96,6 +99,15 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str
                 continue
         kept[key] = value
     return kept
+
+
+def _whole(value: str, message: str | None) -> bool:
+    """Whether ``value`` is ``message`` (its numbers as counted) copied whole: it covers four fifths of it."""
+    if not message:
+        return False
+    said, copied = re.sub(r"\s+", "", _casefold(message)), re.sub(r"\s+", "", _casefold(value))
+    blocks = SequenceMatcher(None, copied, said, autojunk=False).get_matching_blocks()
+    return len(said) >= 16 and sum(block.size for block in blocks) >= 0.8 * len(said)
 
 
 def _counts(value: Any) -> list[float]:
@@ -377,12 +389,19 @@ _WORD_CLASSES = (re.compile(r"[A-Za-z\u00c0-\u024f]"), re.compile(r"[0-9]"), re.
 def completed(manifest: ToolManifest, key: str, value: str, message: str) -> str:
     """A value written as the message says it, made whole: the word it was cut from (:func:`whole_words`),
     or, when nothing was written for a parameter that takes a place, the one place the message names
-    in Chinese or Japanese script (:func:`~agent.router.forms.place_named`). A value the model ran on
-    in is cut where it began to (:func:`run_on_cut`)."""
+    in Chinese or Japanese script (:func:`~agent.router.forms.place_named`), an identifier's number the
+    identifier with its prefix ("4410" of "evt_4410"). A value the model ran on in is cut where it began
+    to (:func:`run_on_cut`)."""
     value = rescaled(run_on_cut(value, message), message)
     if value and takes_path(manifest, key):
         value = whole_path(value, message)
+    if value and ID_KEY.search(key) and value_schema(manifest, key).get("type", "string") == "string":
+        value = next((run for run in _PREFIXED.findall(message) if value != run and (run.endswith(value) or run.startswith(value))), value)
     return whole_words(value, message) if value else place_named(manifest, key, message)
+
+
+#: an identifier with a prefix ("evt_4410", "acc-002"): its number alone is no identifier of it
+_PREFIXED = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*[_-][A-Za-z0-9_-]*[A-Za-z0-9]")
 
 
 def rescaled(value: str, message: str) -> str:
