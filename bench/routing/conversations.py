@@ -278,6 +278,7 @@ def main() -> None:
     parser.add_argument("--split", choices=["tune", "holdout", "blind", "all"], default="all")
     parser.add_argument("--lang", choices=["en", "zh", "ja"], action="append")
     parser.add_argument("--kind", action="append", help="only cases of these kinds (follow_up, chain, ...)")
+    parser.add_argument("--toolset", action="append", help="only cases of these tool sets (finance, devops, ...)")
     parser.add_argument("--lever", metavar="NAME=VALUE", action="append", default=[],
                         help="change a router lever for this run (see RouterOptions)")
     parser.add_argument("--only", choices=["riverse", "message alone"], help="one method (while tuning)")
@@ -286,7 +287,7 @@ def main() -> None:
     args = parser.parse_args()
     cases = [c for kind in (args.set or KINDS) for c in load(kind)
              if (args.split == "all" or c["split"] == args.split) and (not args.lang or c["lang"] in args.lang)
-             and (not args.kind or c.get("kind") in args.kind)]
+             and (not args.kind or c.get("kind") in args.kind) and (not args.toolset or c.get("toolset") in args.toolset)]
     provider = decision_model()
     methods = [args.only] if args.only else ["riverse", "message alone"]
     results = run(Bench(provider, Router(levers(args.lever))), cases, methods)
