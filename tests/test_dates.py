@@ -6,7 +6,7 @@ import pytest
 
 import agent.toolkit.dates as dates
 from agent.router import Router, RouterOptions
-from agent.router.forms import DATE, value_form
+from agent.router.forms import DATE, DATETIME, value_form
 from agent.router.values import only_empty, value_filters
 from agent.toolkit.base import ToolManifest
 from tests.test_routing import ScoringProvider
@@ -68,8 +68,8 @@ def test_dates_said_in_three_languages(said, named):
     ("Check-in date (ISO 8601 date)", "string", DATE),
     ("出发日期，例如 2027-01-20", "string", DATE),
     ("The day", {"type": "string", "format": "date"}, DATE),
-    ("Start time, ISO 8601 date-time", "string", None),  # a time too: not a date alone
-    ("When, YYYY-MM-DDTHH:MM", "string", None),
+    ("Start time, ISO 8601 date-time", "string", DATETIME),  # a time too: not a date alone (tests/test_times.py)
+    ("When, YYYY-MM-DDTHH:MM", "string", DATETIME),
     ("The date you were born, as you like", "string", None),
 ])
 def test_the_date_form_is_read_from_the_description_or_the_schema(description, schema, form):

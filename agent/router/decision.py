@@ -401,7 +401,7 @@ class Router:
             if options.whole_words and (whole := completed(manifest, key, said, text)) != said:
                 rewrite(cursor, start, whole, "opening" in filters)
             return whole if options.whole_words else said
-        normal, stated = form.normal(value), set(named_here)
+        normal, stated = form.fitted(value, named_here), set(named_here)
         if normal is not None and stated and normal not in stated:  # not what the message names: copied from it
             cursor.rewind(start)
             copied = form.normal(clean_value(cursor.until('"', options.max_value_tokens, **{**filters, "copy_from": text})))

@@ -21,6 +21,7 @@ from agent.toolkit.base import ToolManifest
 from agent.toolkit.colours import colour_name, names as colour_names
 from agent.toolkit.dates import dates_in, iso_date, month_named
 from agent.toolkit.tickers import names as ticker_names, ticker_symbol
+from agent.toolkit.times import datetimes_in, iso_datetime
 from agent.toolkit.countries import country_code, names as country_names
 from agent.toolkit.units import find_unit, names as unit_names
 from agent.toolkit.zones import ALIASES, cities, iana_names, localized, name_key, zone_name
@@ -187,6 +188,13 @@ class Form:
     closed: bool = False  # every value is in the tables ("lights" is no colour): one that is not is no value
     said: bool = False  # a value must be one the message (or the conversation) names: a date, never made up
     reader: Callable[[str], list[tuple[int, str]]] | None = None  # finds the values instead of ``finder``
+    fit: Callable[[str, list[str]], str] | None = None  # a normal value made one of those the message names
+
+    def fitted(self, value: str, named: list[str]) -> str | None:
+        """``value`` in this form, fitted to the values the message ``named`` (a date-time the message
+        gives no time for is its date)."""
+        normal = self.normal(value)
+        return self.fit(normal, named) if normal is not None and self.fit is not None else normal
 
     def stated(self, text: str) -> set[str]:
         """The values in this form that ``text`` names ("伦敦 … 东京" -> Europe/London, Asia/Tokyo)."""
@@ -224,6 +232,8 @@ COUNTRY3 = Form("ISO 3166-1 alpha-3 country code", lambda text: country_code(tex
 AIRPORT = Form("IATA airport code", airport_code, _airport_finder, re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])"))
 AIRLINE = Form("IATA airline code", airline_code, _airline_finder, re.compile(r"(?<![A-Za-z0-9])[A-Z0-9]{2}(?![A-Za-z0-9])"))
 DATE = Form("ISO 8601 date", iso_date, closed=True, said=True, reader=dates_in)
+DATETIME = Form("ISO 8601 date-time", iso_datetime, closed=True, said=True, reader=datetimes_in,
+                fit=lambda value, named: value[:10] if value not in named and value[:10] in named else value)
 
 
 def year_month(text: str) -> str | None:
@@ -261,6 +271,7 @@ _MENTIONS_COLOUR = re.compile(r"colou?r|颜色|顏色|色", re.IGNORECASE)
 _ASKS_COLOUR_NAME = re.compile(r"\bCSS\b|\bhex|#[0-9A-Fa-f]{6}\b|十六进制|十六進|16進", re.IGNORECASE)
 _ASKS_DATE = re.compile(r"YYYY-MM-DD|yyyy-mm-dd|ISO[\s-]?8601\s+(?:calendar\s+)?date|\bdate\b[^.]*\b\d{4}-\d{2}-\d{2}\b"
                         r"|日期[^。]*\d{4}-\d{2}-\d{2}|日付[^。]*\d{4}-\d{2}-\d{2}", re.IGNORECASE)
+_ASKS_ISO = re.compile(r"ISO[\s-]?8601|\d{4}-\d{2}-\d{2}T\d{2}|YYYY-MM-DD[T ]HH", re.IGNORECASE)
 _ASKS_MONTH = re.compile(r"YYYY-MM(?!-DD)|yyyy-mm(?!-dd)", re.IGNORECASE)
 _HAS_TIME = re.compile(r"date[\s-]?time|HH|hh:mm|\d{4}-\d{2}-\d{2}[T ]\d|timestamp|时间|時間|時刻", re.IGNORECASE)
 _NUMBERED = re.compile(r"\bnumber\b|\bflight\b|航班号|便名", re.IGNORECASE)  # "Airline code and number, e.g. BA117"
@@ -276,6 +287,8 @@ def value_form(manifest: ToolManifest, key: str) -> Form | None:
         return MONTH
     if schema.get("format") == "date" or _ASKS_DATE.search(description) and not _HAS_TIME.search(description):
         return DATE
+    if schema.get("format") == "date-time" or _ASKS_ISO.search(description) and _HAS_TIME.search(description):
+        return DATETIME  # "Start time, ISO 8601 date-time, e.g. 2026-12-01T09:00", "Due date or date-time, ISO 8601"
     if _ASKS_COUNTRY.search(description):  # "ISO 3166-1 alpha-2 country code of the passport"
         return COUNTRY3 if _ALPHA3.search(description) else COUNTRY
     if _ACCEPTS_NAMES.search(description):

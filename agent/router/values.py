@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.i18n import detect_language
 from agent.router.candidates import CJK
-from agent.router.forms import DATE, month_bound, place_named, takes_path, value_form
+from agent.router.forms import DATE, DATETIME, month_bound, place_named, takes_path, value_form
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, enum_values, is_link, value_schema
 from agent.router.spoken import MULTIPLIED, multiplied, with_digits
@@ -63,7 +63,7 @@ def nothing_to_write(manifest: ToolManifest, key: str, text: str, written: dict[
     if only_empty(value_filters(manifest, key, text, options)):
         return True
     form = value_form(manifest, key) if options.value_forms else None
-    return form is DATE and not month_bound(key, text) and set(form.in_order(text)) <= {str(v) for v in written.values()}
+    return form in (DATE, DATETIME) and not month_bound(key, text) and set(form.in_order(text)) <= {str(v) for v in written.values()}
 
 
 def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str | None = None) -> dict[str, Any]:
