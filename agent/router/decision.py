@@ -13,13 +13,14 @@ from agent.providers.base import (
 )
 from agent.router.candidates import ToolIndex, in_english, index_for, needs_english
 from agent.router.glossary import gloss
+from agent.router.lists import listed_value
 from agent.router.fit import for_missing, for_numbers
 from agent.router.context import Context
 from agent.router.encoder import encoder_for
 from agent.router.forms import DATE, month_bound, told_apart, value_form
 from agent.router.options import RouterOptions
 from agent.router.written import ExampleWriter, Progress
-from agent.router.references import is_follow_up, marked_follow_up
+from agent.router.references import followed_tools, marked_follow_up
 from agent.router.spoken import with_digits
 from agent.router.switches import said_choice
 from agent.router.valid import checked
@@ -243,10 +244,10 @@ class Router:
             logprobs = cursor.option_logprobs(list(labels))
             nearest = prompt.examples.scores(vectors, text) if vectors is not None else {}
             said = prompt.described.scores(vectors, text) if vectors is not None and options.described_weight else {}
-            followed = _followed(context, text)
+            followed = followed_tools(context, text)
             # words do not judge the previous exchange's tools for its follow-up ("And tomorrow?" names no
             # tool), failed calls included
-            earlier = _followed(context, text, failed=True)
+            earlier = followed_tools(context, text, failed=True)
             shared = {name: value for name, value in (prompt.words(text) if options.word_weight else {}).items()
                       if name not in earlier}
             scores = {
@@ -363,6 +364,7 @@ class Router:
         return [named] if named else []
 
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
+        start = cursor.mark()
         value = self._written_value(cursor, manifest, key, text)
         if value_schema(manifest, key).get("type") in ("number", "integer"):
             # "0." is a number begun, not a value; "3" of "3万円" is 30000; the rest read the message as the value was copied
@@ -375,6 +377,9 @@ class Router:
                 return ""  # 100 mph for a message that states no number: made up, the value is missing
         if key not in manifest.required and (len(value) == 1 and value.isalpha() or means_empty(manifest, key, value)):
             return ""  # one letter picked out of a sentence (日 of 今日, e of "time"), or "local" for "leave empty for local"
+        if self.options.lists and (items := listed_value(manifest, key, value, text)) != value:
+            rewrite(cursor, start, items, self.options.model_quotes)  # "bug" of "ラベルは ui と bug で": "ui, bug"
+            return items
         return value
 
     def _written_value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
@@ -491,10 +496,3 @@ def _fitting_turns(provider: Any, prompt: DecisionPrompt | ExtendedPrompt, text:
         "shorten it or send it in parts, or raise llm.n_ctx"
     )
 
-
-def _followed(context: Context, text: str, failed: bool = False) -> set[str]:
-    """The tools of the previous exchange that ran (with ``failed``, also those that failed), when
-    ``text`` is short enough to be its follow-up."""
-    if not context or not is_follow_up(text):
-        return set()
-    return {call.tool for call in context.exchanges[-1].calls if call.ok or failed}

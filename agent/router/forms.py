@@ -19,7 +19,7 @@ from agent.toolkit.airports import airline_code, airline_names, airport_code, ai
 from agent.router.prompt import value_schema
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.colours import colour_name, names as colour_names
-from agent.toolkit.dates import dates_in, iso_date, month_named
+from agent.toolkit.dates import dates_in, iso_date, month_named, span_named
 from agent.toolkit.tickers import names as ticker_names, ticker_symbol
 from agent.toolkit.times import datetimes_in, iso_datetime
 from agent.toolkit.countries import country_code, names as country_names
@@ -330,10 +330,10 @@ _STARTS, _ENDS = {"start", "from", "since", "begin", "after"}, {"end", "to", "un
 
 def month_bound(key: str, text: str) -> str:
     """For a date parameter that starts or ends a span (``start_date``, ``date_to``, ``until``): the
-    first or last day of the one month ``text`` names as a whole ("2026年10月の取引", "last month");
-    "" otherwise."""
+    first or last day of the one month, months or year ``text`` names as a whole ("2026年10月の取引", "last
+    month", "1 月到 6 月", "all my 2026 transactions": :func:`~agent.toolkit.dates.span_named`); "" otherwise."""
     words = set(re.split(r"[_\W]+", re.sub(r"(?<=[a-z])(?=[A-Z])", "_", key).casefold()))
-    month = month_named(text) if words & (_STARTS | _ENDS) else None
+    month = span_named(text) if words & (_STARTS | _ENDS) else None
     if month is None or (words & _STARTS and words & _ENDS):
         return ""
     return month[0] if words & _STARTS else month[1]

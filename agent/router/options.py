@@ -29,6 +29,7 @@ class RouterOptions:
     copy_foreign: bool = True  # a value in another script than the message: copy it from the message instead
     copy_invented: bool = True  # a string value with a number the message lacks (an example's "12345"): copied, or missing
     whole_words: bool = True  # a copied value is the whole word it was cut from; a place name the model could not copy, the message's
+    lists: bool = True  # a list parameter's value with the items the message lists with the one written ("ui と bug")
     said_choices: bool = True  # an optional boolean against its default, or object, only when the message speaks of it
     valid_values: bool = True  # a written value its parameter's JSON schema refuses: left out, or (required) missing
     value_forms: bool = True  # a value whose description asks for an IANA zone or a currency code is written in that form

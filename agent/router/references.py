@@ -303,3 +303,11 @@ def carried(tool: str, params: dict, keys: list[str], text: str, context: Contex
         if place is not None and empty:
             out[empty[0]] = place
     return out
+
+
+def followed_tools(context: Context, text: str, failed: bool = False) -> set[str]:
+    """The tools of the previous exchange that ran (with ``failed``, also those that failed), when
+    ``text`` is short enough to be its follow-up."""
+    if not context or not is_follow_up(text):
+        return set()
+    return {call.tool for call in context.exchanges[-1].calls if call.ok or failed}

@@ -13,6 +13,7 @@ from typing import Any
 
 from agent.router.candidates import CJK, terms
 from agent.router.glossary import gloss
+from agent.router.lists import held
 from agent.router.prompt import enum_values, value_schema
 from agent.toolkit.base import ToolManifest, members
 from agent.toolkit.dates import without_dates
@@ -20,6 +21,10 @@ from agent.toolkit.dates import without_dates
 #: words any switch's or object's description may use, which say nothing of what it is
 _GENERIC = frozenset(terms("whether true false set use used default if when also only flag option enable enabled "
                            "disable include including new number date time name id value type"))
+
+
+#: how many characters around a value may say whose it is ("with the bug label")
+AROUND = 12
 
 
 def said_choice(manifest: ToolManifest, key: str, value: Any, message: str) -> bool:
@@ -38,12 +43,49 @@ def said_choice(manifest: ToolManifest, key: str, value: Any, message: str) -> b
         described = f"{key} {manifest.parameters.get(key, '')}"
     else:
         return True
-    said = without_dates(message)  # "12月" is no month a repeat rule speaks of
+    own, heard = _own(manifest, key, described), _heard(without_dates(message), described)  # "12月" is no month a repeat rule speaks of
+    return not own or heard is None or bool(own & heard)
+
+
+def stated_for_another(manifest: ToolManifest, params: dict[str, Any], message: str | None = None) -> dict[str, Any]:
+    """``params`` without an optional free-text value that is where the message states another
+    parameter's value: "body": "ラベルは ui と bug で" beside "labels": "ui, bug" (ラベル, "label", is a word of
+    the labels' own), "body": "指派给 zhangsan" beside "assignees": "zhangsan", and "body": "bug" beside
+    "labels": "bug" of "… with the bug label" (the words around the value in ``message`` say whose it is)."""
+    kept = dict(params)
+    for key, value in params.items():
+        if key in manifest.required or not isinstance(value, str) or enum_values(manifest, key) \
+                or value_schema(manifest, key).get("type", "string") != "string":
+            continue
+        mine = _own(manifest, key, f"{key} {manifest.parameters.get(key, '')}")
+        heard = _heard(_around(value, message), "") or set()
+        for other, stated in params.items():
+            if other == key or not isinstance(stated, (str, int, float)) or not held(str(stated), [value]):
+                continue
+            if (_own(manifest, other, f"{other} {manifest.parameters.get(other, '')}") - mine) & heard:
+                kept.pop(key, None)
+                break
+    return kept
+
+
+def _around(value: str, message: str | None, reach: int = AROUND) -> str:
+    """``value`` with what ``message`` says just before and after it (``value`` alone when it is not found there)."""
+    at = message.casefold().find(value.casefold()) if message and value else -1
+    return value if at < 0 else message[max(0, at - reach):at + len(value) + reach]
+
+
+def _own(manifest: ToolManifest, key: str, described: str) -> set[str]:
+    """The words of a parameter ``described`` so, that are not its tool's nor any parameter's."""
+    return set(terms(described)) - set(terms(f"{manifest.name} {manifest.description}")) - _GENERIC
+
+
+def _heard(said: str, described: str) -> set[str] | None:
+    """The words of ``said``; with its English gloss when it is Chinese or Japanese and ``described`` is not
+    (None: no glossary to say them in English)."""
     heard = set(terms(said))
-    if CJK.search(said) and not CJK.search(described):  # English words: the message's gloss says them
+    if CJK.search(said) and not CJK.search(described):
         english = gloss(said)
         if not english:
-            return True
+            return None
         heard |= set(terms(english))
-    own = set(terms(described)) - set(terms(f"{manifest.name} {manifest.description}")) - _GENERIC
-    return not own or bool(own & heard)
+    return heard

@@ -13,9 +13,11 @@ from typing import Any
 from agent.i18n import detect_language
 from agent.router.candidates import CJK
 from agent.router.forms import DATE, DATETIME, month_bound, place_named, takes_path, value_form
+from agent.router.lists import casefold as _casefold, held as _held
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, enum_values, is_link, value_schema
 from agent.router.spoken import MULTIPLIED, multiplied, with_digits
+from agent.router.switches import stated_for_another
 from agent.toolkit.dates import without_dates
 from agent.toolkit.base import ToolManifest, members
 
@@ -73,7 +75,9 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str
     attendee's address as a start date), and, with ``message`` (its numbers in digits), a number it
     states fewer times than the parameters before hold it ("2" of "2 adults" as the rooms, the stars
     and the price too). A message's words state one value, not two; but a value that is the message
-    copied whole (a reminder's text) holds a date, a figure or a code by that alone: it is kept."""
+    copied whole (a reminder's text) holds a date, a figure or a code by that alone: it is kept. Free text
+    that states another parameter's value by its name is left out too (:func:`~agent.router.switches.stated_for_another`)."""
+    params = stated_for_another(manifest, params, message)
     kept: dict[str, Any] = {}
     stated = Counter(_numbers_listed(message)) if message is not None else None
     for key, value in params.items():
@@ -137,22 +141,6 @@ def _same(value: Any, default: Any) -> bool:
         except ValueError:
             return False
     return isinstance(default, str) and str(value).strip().casefold() == default.strip().casefold()
-
-
-def _held(value: str, others: list[str]) -> bool:
-    """Whether the other values hold ``value``: each of its words is a whole word of one of them
-    ("acme" of "acme/webapp", "acme/webapp" of "acme" and "webapp"); a Chinese or Japanese value,
-    which has no spaces, as any part of one."""
-    value = _casefold(value)
-    folded = [_casefold(other) for other in others]
-    if CJK.search(value):
-        return any(value in other for other in folded)
-    words = re.findall(r"\w+", value)
-    return bool(words) and all(any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", other) for other in folded) for word in words)
-
-
-def _casefold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold().strip()
 
 
 def foreign(value: str, message: str) -> bool:

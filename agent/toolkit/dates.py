@@ -4,7 +4,9 @@ written dates ("2027-02-11", "2027年2月11日", "May 2, 2027", "2 May", "3月4�
 relative to today in English, Chinese and Japanese ("tomorrow", "后天", "明後日", "next Friday",
 "下周五", "来週の金曜日", "in 3 days", "三天后", "3日後", "this weekend", "下周末", "来週末", "下个月5号",
 "来月5日"). A date without a year is the next such day from today. A month named as a whole ("2026年10月",
-"October 2026", "last month") is the span of its days (:func:`month_named`). "Today" is the
+"October 2026", "last month") is the span of its days (:func:`month_named`); so are months from one to
+another ("2026年1月から3月まで", "January to March 2026") and a year ("all my 2026 transactions", "去年",
+:func:`span_named`). "Today" is the
 local date of the machine Riverse runs on (:func:`today`, which tests replace)."""
 
 from __future__ import annotations
@@ -219,3 +221,45 @@ def month_named(text: str) -> tuple[str, str] | None:
         return None
     following = dt.date(year + month // 12, month % 12 + 1, 1)
     return dt.date(year, month, 1).isoformat(), (following - dt.timedelta(days=1)).isoformat()
+
+
+# months from one to another: "2026年1月から3月まで", "2026 年 1 月到 6 月", "2026年1月至2027年2月"
+_CJK_MONTHS = re.compile(r"(?<![0-9])(\d{4})\s*年\s*(\d{1,2})\s*月\s*份?\s*(?:から|到|至|~|〜|～|-|－|—|–)\s*"
+                         r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月(?!\s*\d)")
+# "January to March 2026", "from Jan 2026 through Mar 2026", "between January and March 2026"
+_EN_MONTHS = re.compile(rf"\b(?:between\s+({_MONTH})\.?(?:\s+(\d{{4}}))?\s+and|({_MONTH})\.?(?:\s+(\d{{4}}))?\s*"
+                        rf"(?:to|through|thru|until|till|-|–))\s*({_MONTH})\.?,?\s+(\d{{4}})\b")
+_YEAR = re.compile(r"(?<![0-9.\-/:])((?:19|20)\d{2})(?![0-9.\-/:])(?!\s*年\s*\d)")
+_RELATIVE_YEAR = {"this year": 0, "last year": -1, "next year": 1, "今年": 0, "本年": 0, "去年": -1, "昨年": -1,
+                  "明年": 1, "来年": 1}
+# a month named in any way: then a year alone is no span ("12月的支出 2026" is not the year)
+_ANY_MONTH = re.compile(rf"\b(?:{_MONTH})\b|\d\s*月|month|月份|今月|先月|来月", re.IGNORECASE)
+
+
+def span_named(text: str) -> tuple[str, str] | None:
+    """The first and last day (``YYYY-MM-DD``) of the one span ``text`` names as a whole, with no day of it:
+    a month (:func:`month_named`), the months from one to another ("2026 年 1 月到 6 月", "January to March
+    2026"), or a year ("all my 2026 transactions", "2026年の取引", "last year"); None otherwise."""
+    said = unicodedata.normalize("NFKC", text).casefold()
+    if dates_in(said):
+        return None
+    spans = [((int(m[1]), int(m[2])), (int(m[3] or m[1]), int(m[4]))) for m in _CJK_MONTHS.finditer(said)]
+    for m in _EN_MONTHS.finditer(said):
+        end_year = int(m[6])
+        first = _MONTHS[m[1] or m[3]]
+        spans.append(((int(m[2] or m[4] or end_year), first), (end_year, _MONTHS[m[5]])))
+    if spans:
+        (year, month), (last_year, last_month) = spans[0]
+        if len(spans) > 1 or not (1 <= month <= 12 and 1 <= last_month <= 12) or (year, month) > (last_year, last_month):
+            return None
+        following = dt.date(last_year + last_month // 12, last_month % 12 + 1, 1)
+        return dt.date(year, month, 1).isoformat(), (following - dt.timedelta(days=1)).isoformat()
+    month = month_named(text)
+    if month is not None or _ANY_MONTH.search(said):
+        return month
+    years = {int(y) for y in _YEAR.findall(said)} | {today().year + ahead for word, ahead in _RELATIVE_YEAR.items() if word in said}
+    if len(years) != 1:
+        return None
+    year = years.pop()
+    return f"{year:04d}-01-01", f"{year:04d}-12-31"
+
