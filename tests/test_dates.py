@@ -163,3 +163,33 @@ def test_a_month_named_as_a_whole_fills_a_span_of_dates():
     assert decision.params == {"start_date": "2026-10-03", "end_date": "2026-10-09"}
     bare = ScoringProvider({"list_transactions": 0.0, "none": -9.0}, ["", "", "", ""])
     assert Router(RouterOptions()).decide(bare, [LEDGER], "12月的支出", "zh").params == {}
+
+
+@pytest.mark.parametrize("said, span", [
+    ("把 2026 年 1 月到 6 月的交易导出成 OFX", ("2026-01-01", "2026-06-30")),
+    ("2026年1月から3月までの取引をQIF形式で書き出して", ("2026-01-01", "2026-03-31")),
+    ("2026年11月至2027年2月的账单", ("2026-11-01", "2027-02-28")),
+    ("transactions from January to March 2026", ("2026-01-01", "2026-03-31")),
+    ("between Jan and Mar 2026", ("2026-01-01", "2026-03-31")),
+    ("export all my 2026 transactions as a CSV spreadsheet", ("2026-01-01", "2026-12-31")),
+    ("2025年の取引", ("2025-01-01", "2025-12-31")),
+    ("去年的账单", ("2025-01-01", "2025-12-31")),
+    ("spending last year", ("2025-01-01", "2025-12-31")),
+    ("2026年10月の取引", ("2026-10-01", "2026-10-31")),  # one month, as month_named
+    # no span as a whole: two years, a day, a month without its year, months backwards
+    ("spending in 2025 and 2026", None),
+    ("transactions from 2026-10-03 to 2026-10-09", None),
+    ("12月的支出", None),
+    ("2026年6月到1月", None),
+])
+def test_months_from_one_to_another_and_a_year_are_spans(said, span):
+    assert dates.span_named(said) == span
+
+
+def test_months_from_one_to_another_fill_a_span_of_dates():
+    provider = ScoringProvider({"list_transactions": 0.0, "none": -9.0}, ["", "2026-01-01", "2026-01-31", ""])
+    decision = Router(RouterOptions()).decide(provider, [LEDGER], "列出 2026 年 1 月到 6 月的交易", "zh")
+    assert decision.params == {"start_date": "2026-01-01", "end_date": "2026-06-30"}  # not January's last day
+    year = ScoringProvider({"list_transactions": 0.0, "none": -9.0}, ["", "", "", ""])
+    assert Router(RouterOptions()).decide(year, [LEDGER], "list all my 2026 transactions", "en").params == {
+        "start_date": "2026-01-01", "end_date": "2026-12-31"}
