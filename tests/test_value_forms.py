@@ -612,6 +612,8 @@ PRICE_ALERT = ToolManifest("create_price_alert", "Alert when a security crosses 
     (CRYPTO_PRICE, "以太坊现在多少美元", ["以太坊", "美元"], {"symbol": "ETH", "vs_currency": "USD"}),
     (PRICE_ALERT, "alert me if Tesla falls below 180", ["Tesla", "180"], {"symbol": "TSLA", "target_price": "180"}),
     (PRICE_ALERT, "苹果股价涨到 250 以上的时候提醒我", ["苹果", "250"], {"symbol": "AAPL", "target_price": "250"}),
+    # a number is no symbol: the one company the message names
+    (PRICE_ALERT, "エヌビディアが100ドルを下回ったら通知して", ["100", "100"], {"symbol": "NVDA", "target_price": "100"}),
 ])
 def test_a_company_or_coin_the_message_names_is_written_as_its_symbol(manifest, message, written, params):
     provider = ScoringProvider({manifest.name: 0.0, "none": -5.0}, written)

@@ -58,7 +58,8 @@ def stated_for_another(manifest: ToolManifest, params: dict[str, Any], message: 
                 or value_schema(manifest, key).get("type", "string") != "string":
             continue
         mine = _own(manifest, key, f"{key} {manifest.parameters.get(key, '')}")
-        heard = _heard(_around(value, message), "") or set()
+        around = _around(value, message)
+        heard = _heard(around, "") or set(terms(around))  # without the glossary: its own words
         for other, stated in params.items():
             if other == key or not isinstance(stated, (str, int, float)) or not held(str(stated), [value]):
                 continue
@@ -75,7 +76,7 @@ def _around(value: str, message: str | None, reach: int = AROUND) -> str:
 
 
 def _own(manifest: ToolManifest, key: str, described: str) -> set[str]:
-    """The words of a parameter ``described`` so, that are not its tool's nor any parameter's."""
+    """The words of a parameter ``described`` so that are its own: not its tool's name's or description's, not generic ones."""
     return set(terms(described)) - set(terms(f"{manifest.name} {manifest.description}")) - _GENERIC
 
 
