@@ -16,6 +16,7 @@ from agent.router.glossary import gloss
 from agent.router.lists import listed_value
 from agent.router.fit import for_missing, for_numbers
 from agent.router.context import Context
+from agent.router.durations import in_unit
 from agent.router.encoder import encoder_for
 from agent.router.forms import DATE, month_bound, told_apart, value_form
 from agent.router.options import RouterOptions
@@ -367,8 +368,9 @@ class Router:
         start = cursor.mark()
         value = self._written_value(cursor, manifest, key, text)
         if value_schema(manifest, key).get("type") in ("number", "integer"):
-            # "0." is a number begun, not a value; "3" of "3万円" is 30000; the rest read the message as the value was copied
-            value, text = scaled(value.rstrip(".,"), text), with_digits(text) if self.options.spoken_numbers else text
+            # "0." is a number begun; "3" of "3万円" is 30000, "2" of "两个小时" 120 minutes; the rest read the message as copied
+            value = in_unit(manifest, key, scaled(value.rstrip(".,"), text), text) if self.options.value_forms else scaled(value.rstrip(".,"), text)
+            text = with_digits(text) if self.options.spoken_numbers else text
             if self.options.copy_invented and ID_KEY.search(key) and invented(value, text):
                 return ""  # run 1234567890 of no message: the thing is not named, the value is missing
             if not in_range(value, value_schema(manifest, key)):
@@ -493,8 +495,6 @@ def _fitting_turns(provider: Any, prompt: DecisionPrompt | ExtendedPrompt, text:
         return turns
     if turns and leaves_room(prompt.messages(text), DECISION_ROOM):
         return []  # the earlier exchange is left out: a long result, or a long message
-    raise ProviderError(
-        "the message is too long for the model's context together with the tool prompt; "
-        "shorten it or send it in parts, or raise llm.n_ctx"
-    )
+    raise ProviderError("the message is too long for the model's context together with the tool prompt; "
+                        "shorten it or send it in parts, or raise llm.n_ctx")
 

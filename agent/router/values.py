@@ -12,6 +12,7 @@ from typing import Any
 
 from agent.i18n import detect_language
 from agent.router.candidates import CJK
+from agent.router.durations import SECONDS, durations_in
 from agent.router.forms import DATE, DATETIME, month_bound, place_named, takes_path, value_form
 from agent.router.lists import casefold as _casefold, held as _held
 from agent.router.options import RouterOptions
@@ -245,6 +246,8 @@ def loose_numbers(message: str, params: dict[str, Any]) -> set[float]:
     words, as written or scaled ("3" of "3万" is held by 30000, "2" of "2楼" by 二楼)."""
     message = unicodedata.normalize("NFKC", message)
     held = set().union(*(_numbers(with_digits(str(value))) for value in params.values()))
+    # "2" of "两个小时" is held by 120 minutes
+    held |= {amount for amount, unit in durations_in(message) if any(amount * SECONDS[unit] / SECONDS[other] in held for other in SECONDS)}
     loose = set()
     for run in _DIGITS.findall(message):
         plain = _numbers(run)
