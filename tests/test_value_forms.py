@@ -622,3 +622,12 @@ def test_a_company_or_coin_the_message_names_is_written_as_its_symbol(manifest, 
     off = Router(RouterOptions(value_forms=False)).decide(ScoringProvider({manifest.name: 0.0, "none": -5.0}, written),
                                                           [manifest], message, "en")
     assert off.params["symbol"] == written[0]  # as the model wrote it, with the lever off
+
+
+def test_a_number_written_for_an_optional_code_is_left_out_not_replaced():
+    flights = ToolManifest("search_flights", "Search flights.", {"origin": "From", "currency": "Currency (ISO 4217 code, e.g. EUR)"},
+                           ["flights from Paris"], required=["origin"])
+    decision = Router(RouterOptions()).decide(ScoringProvider({"search_flights": 0.0, "none": -5.0}, ["Paris", "1"]), [flights],
+                                              "flights from Paris, I pay in euros", "en")
+    assert decision.params == {"origin": "Paris"}  # "1" is no currency; only a required one takes the one named
+

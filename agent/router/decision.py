@@ -416,9 +416,9 @@ class Router:
         if normal is None:  # no table knows what the model wrote: the message's words in the form ("北京" of "北京首都机场"), or the one date or month it names
             rewrite(cursor, start, value, "opening" in filters)
             value = self._as_said(cursor, start, value, text, filters, declared)
-            # the one the message names, for a value that only dates may be made of, or that is no word ("100" for NVDA)
-            normal = form.normal(value) or form.holding(value, text) or (
-                min(stated) if (form.said or not re.search(r"[^\W\d_]", value)) and len(stated) == 1 else None)
+            # the one the message names, for a value that only dates may be made of, or a required one that is no word ("100" for NVDA)
+            normal = form.normal(value) or form.holding(value, text) or (min(stated) if len(stated) == 1 and (
+                form.said or key in manifest.required and not re.search(r"[^\W\d_]", value)) else None)
             if normal is None:  # a bare number is no code, "lights" no colour: an optional one is left out
                 return value if not form.closed and (key in manifest.required or re.search(r"[^\W\d_]", value)) else ""
         if form.said and normal not in stated:  # a date the message does not name is made up: the one it names, or none
