@@ -286,7 +286,7 @@ def test_always_lasts_for_the_conversation_only(riverse_home):
     (riverse_home / "tools" / "note.py").write_text(WRITE_TOOL, encoding="utf-8")
     call = ToolCall("save_note", {"text": "tea"})
     provider = ScriptedProvider([call, "Saved.", call, "Saved again.", call, "Not saved."])
-    client = client_for(provider, riverse_home, **{"server.approval_timeout": 0.5})
+    client = client_for(provider, riverse_home, **{"server.approval_timeout": 3.0})
     with client:
         client.get("/api/info")  # a client's session cookie comes with its first answer; its approvals are its own
         asked: list[str] = []
