@@ -27,6 +27,7 @@ def test_the_unit_a_parameter_takes(key, unit):
 @pytest.mark.parametrize("message, said", [
     ("建一个项目评审会议，两个小时", [(2.0, "hour")]),
     ("一个半小时的会", [(1.5, "hour")]),
+    ("一起开一个小时的会", [(1.0, "hour")]),  # 一 of 一个小时 is one; 一起 is no number
     ("2時間半の会議", [(2.5, "hour")]),
     ("会議は30分間", [(30.0, "minute")]),
     ("set a meeting for an hour and a half", [(1.5, "hour")]),

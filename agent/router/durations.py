@@ -44,11 +44,10 @@ _SAID = [
 ]
 # halves: "1个半小时", "2時間半", "an hour and a half", "2 and a half hours", "半小时", "half an hour"
 _HALVES = [
-    (re.compile(r"([0-9]+(?:\.[0-9]+)?|[一二两兩三四五六七八九十])\s*(?:个|個)?\s*半\s*(?:小时|小時|钟头|鐘頭)"), 0.5),
+    (re.compile(_NUMBER + r"\s*(?:个|個)?\s*半\s*(?:小时|小時|钟头|鐘頭)"), 0.5),
     (re.compile(_NUMBER + r"\s*時間半"), 0.5),
     (re.compile(_NUMBER + r"\s+and\s+a\s+half\s+hours?", re.IGNORECASE), 0.5),
 ]
-_CJK_DIGITS = {c: str(i) for i, c in enumerate("〇一二三四五六七八九十")} | {"两": "2", "兩": "2"}
 _HALF_HOUR = re.compile(r"(?<![0-9个個])\s*半\s*(?:个|個)?\s*(?:小时|小時|钟头|鐘頭)|\bhalf\s+(?:an\s+)?hour\b|\bhalf-hour\b", re.IGNORECASE)
 _HOUR_AND_HALF = re.compile(r"\b(?:an|one)\s+hour\s+and\s+a\s+half\b|\bone\s+and\s+a\s+half\s+hours?\b", re.IGNORECASE)
 _ONE_HOUR = re.compile(r"\b(?:an|one)\s+hour\b(?!\s+and\s+a\s+half)", re.IGNORECASE)
@@ -69,13 +68,13 @@ def unit_of(manifest: ToolManifest, key: str) -> str | None:
 
 def durations_in(message: str) -> list[tuple[float, str]]:
     """Each length of time ``message`` says: its number (in the unit said) and its unit."""
-    text = with_digits(re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", unicodedata.normalize("NFKC", message)))  # "two-hour"
+    text = with_digits(re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", unicodedata.normalize("NFKC", message)), one=True)  # "two-hour", 一个半
     found: list[tuple[float, str]] = []
     taken: list[tuple[int, int]] = []
     for pattern, half in _HALVES:
         for match in pattern.finditer(text):
             whole = match.group(1)
-            found.append((float(_CJK_DIGITS.get(whole, whole)) + half, "hour"))
+            found.append((float(whole) + half, "hour"))
             taken.append(match.span())
     for pattern, number in ((_HOUR_AND_HALF, 1.5), (_HALF_HOUR, 0.5), (_ONE_HOUR, 1.0)):
         for match in pattern.finditer(text):

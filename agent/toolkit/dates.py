@@ -219,8 +219,12 @@ def month_named(text: str) -> tuple[str, str] | None:
     year, month = months.pop()
     if not (1 <= month <= 12 and dt.MINYEAR <= year < dt.MAXYEAR):  # "2026年13月", "0000-05": no month
         return None
-    following = dt.date(year + month // 12, month % 12 + 1, 1)
-    return dt.date(year, month, 1).isoformat(), (following - dt.timedelta(days=1)).isoformat()
+    return dt.date(year, month, 1).isoformat(), _last_day(year, month)
+
+
+def _last_day(year: int, month: int) -> str:
+    """The last day of ``month`` of ``year``, ``YYYY-MM-DD``."""
+    return (dt.date(year + month // 12, month % 12 + 1, 1) - dt.timedelta(days=1)).isoformat()
 
 
 # months from one to another: "2026年1月から3月まで", "2026 年 1 月到 6 月", "2026年1月至2027年2月"
@@ -252,8 +256,7 @@ def span_named(text: str) -> tuple[str, str] | None:
         (year, month), (last_year, last_month) = spans[0]
         if len(spans) > 1 or not (1 <= month <= 12 and 1 <= last_month <= 12) or (year, month) > (last_year, last_month):
             return None
-        following = dt.date(last_year + last_month // 12, last_month % 12 + 1, 1)
-        return dt.date(year, month, 1).isoformat(), (following - dt.timedelta(days=1)).isoformat()
+        return dt.date(year, month, 1).isoformat(), _last_day(last_year, last_month)
     month = month_named(text)
     if month is not None or _ANY_MONTH.search(said):
         return month
