@@ -18,6 +18,7 @@ from agent.providers.base import Capabilities, Completion
 from agent.providers.fake import ScriptedProvider
 from agent.router import DecisionPrompt, Router, RouterOptions, RouterProtocol
 from agent.router.texts import NO_TOOL_LOOKUP, NO_TOOL_SHOTS
+from agent.router.schema_decision import validated
 from agent.tools import ToolManifest, ToolRegistry
 from tests.helpers.cursor import FakeCursor
 
@@ -459,6 +460,12 @@ def test_an_e_mail_address_the_message_does_not_give_is_copied_from_it():
     ("0.125*80", "12.5% of 80", False),  # arithmetic composed from the message
     ("sqrt(1849)", "square root of 1849", False),
     ("7", "seven", False),
+    ("0", "ダイニングの照明を2700ケルビンにして", True),  # a piece of another number
+    ("1", "把大门打开，密码 4821", True),
+    ("1", "sum of account 1 in 2026-01-01 to 2026-01-31", False),
+    ("1", "1階の設定温度", False),
+    ("3", "三人で", False),  # said in words
+    ("12", "the 12 of them", False),
     ("your_username", "cancel the latest pipeline run", True),  # a placeholder, not the user's name
     ("<repo>", "list the branches", True),
     ("your_repo", "open your_repo please", False),  # the message says it
@@ -818,6 +825,79 @@ def test_a_parameter_left_out_scores_as_its_default():
 
 def test_a_provider_that_writes_json_has_its_unsaid_optional_values_left_out_too():
     prompt = DecisionPrompt([RELEASE], "en", RouterOptions())
-    decision = Router()._validated(prompt, "create_release", {"repo": "a/b", "tag_name": "v1", "name": "v1", "draft": False,
+    decision = validated(prompt, "create_release", {"repo": "a/b", "tag_name": "v1", "name": "v1", "draft": False,
                                                               "prerelease": True, "per_page": 30.0})
     assert decision.params == {"repo": "a/b", "tag_name": "v1", "prerelease": True}
+
+
+class KeywordEncoder:
+    """A sentence encoder made for retrieval (as ``riverse[retrieval]``'s): one axis per keyword a text mentions."""
+
+    KEYWORDS = ("blinds", "door", "lock")
+
+    def __init__(self):
+        self.embedded: list[tuple[str, bool]] = []
+
+    def embed(self, texts, *, keep=False):
+        import numpy
+
+        self.embedded.extend((text, keep) for text in texts)
+        rows = [numpy.array([float(k in text.lower()) for k in self.KEYWORDS] + [0.1]) for text in texts]
+        return numpy.stack([row / numpy.linalg.norm(row) for row in rows])
+
+    def has_embedded(self, texts):
+        return set(texts) <= {text for text, keep in self.embedded if keep}
+
+
+BLINDS = ToolManifest("set_blinds", "Move the window blinds of a room", {"room": "The room"}, [], required=["room"])
+LOCK = ToolManifest("lock_door", "Lock a door", {"door": "Which door"}, [], required=["door"])
+
+
+def test_a_tool_without_examples_is_judged_by_the_encoders_reading_of_its_description(monkeypatch):
+    # the model prefers no tool; the encoder finds the message close to what one tool says it does
+    encoder = KeywordEncoder()
+    monkeypatch.setattr(Router, "_encoder", lambda self, provider: encoder)
+    scores = {"set_blinds": -4.0, "lock_door": -5.0, "none": -1.0}
+    options = RouterOptions(vector_weight=0.0, none_bias=0.0, described_weight=0.0, meant_weight=10.0, meant_floor=0.3,
+                             write_examples=False)
+    router = Router(options)
+    router.prepare(PreparingProvider(scores), [BLINDS, LOCK], "en")
+    assert ("set blinds: Move the window blinds of a room", True) in encoder.embedded  # as it is, no template; kept
+    decided = router.decide(PreparingProvider(scores, ["office"]), [BLINDS, LOCK], "close the office blinds halfway", "en")
+    assert decided.tool == "set_blinds" and decided.params == {"room": "office"}
+    # similarity 1 for the blinds (both texts name them and nothing else); "lock door: Lock a door" names two others
+    assert decided.scores["set_blinds"] == pytest.approx(-4.0 + 10.0 * (1.0 - 0.3))
+    assert decided.scores["lock_door"] == pytest.approx(-5.0 + 10.0 * (0.01 / (2.01 * 1.01) ** 0.5 - 0.3))
+    # a message close to no tool's description lowers every tool: no tool
+    assert router.decide(PreparingProvider({"set_blinds": -0.5, "none": -1.0}), [BLINDS, LOCK], "play some jazz", "en").tool is None
+    # without the lever, the model's choice stands
+    off = Router(RouterOptions(vector_weight=0.0, none_bias=0.0, described_weight=0.0, meant_weight=0.0, write_examples=False))
+    assert off.decide(PreparingProvider(scores, ["office"]), [BLINDS, LOCK], "close the office blinds halfway", "en").tool is None
+
+
+def test_the_encoder_reads_a_chinese_or_japanese_message_glossed_and_never_a_tool_it_cannot_read(monkeypatch):
+    import agent.router.decision as decision_module
+    encoder = KeywordEncoder()
+    monkeypatch.setattr(Router, "_encoder", lambda self, provider: encoder)
+    scores = {"set_blinds": -4.0, "lock_door": -5.0, "none": -1.0}
+    options = RouterOptions(vector_weight=0.0, none_bias=0.0, described_weight=0.0, meant_weight=10.0, meant_floor=0.3,
+                             write_examples=False)
+    # no dictionaries (RIVERSE_GLOSSARY=off here): the encoder cannot read the message, the model's choice stands
+    assert Router(options).decide(PreparingProvider(scores, ["办公室"]), [BLINDS, LOCK], "把办公室的百叶窗关一半", "zh").tool is None
+    monkeypatch.setattr(decision_module, "gloss", lambda text: "office blinds close half")
+    decided = Router(options).decide(PreparingProvider(scores, ["办公室"]), [BLINDS, LOCK], "把办公室的百叶窗关一半", "zh")
+    assert decided.tool == "set_blinds" and decided.params == {"room": "办公室"}
+    assert encoder.embedded[-1] == ("office blinds close half", False)
+    # a tool described in Chinese is not put to an encoder that reads English
+    chinese = ToolManifest("set_blinds", "调节房间的百叶窗", {"room": "房间"}, [], required=["room"])
+    assert DecisionPrompt([chinese, LOCK], "zh", options).meant.names == ["lock_door"]
+
+
+def test_a_piece_of_another_number_is_no_name_the_message_gives():
+    light = ToolManifest("set_light_color", "Set a light's colour temperature", {"room": "Room name", "kelvin": "Colour temperature"},
+                         [], parameter_types={"room": {"type": "string"}, "kelvin": {"type": "integer"}}, required=["room"])
+    said = "ダイニングの照明を電球色の2700ケルビンにして"
+    provider = ScoringProvider({"set_light_color": 0.0, "none": -9.0}, ["0", "ダイニング", "2700"])
+    decision = Router(RouterOptions(write_examples=False)).decide(provider, [light], said, "ja")
+    assert decision.params == {"room": "ダイニング", "kelvin": "2700"}
+    assert provider.cursor.filters[1]["copy_from"] == said  # "0" of 2700 was written again, copied from the message

@@ -207,8 +207,9 @@ def test_a_value_no_table_knows_is_left_as_written():
 
 def test_a_provider_that_writes_json_gets_its_values_in_the_asked_form_too():
     from agent.router.prompt import DecisionPrompt
+    from agent.router.schema_decision import validated
     prompt = DecisionPrompt([FX], "en", RouterOptions())
-    decision = Router()._validated(prompt, "fx_convert", {"amount": 5, "from": "yen", "to": "GBP"})
+    decision = validated(prompt, "fx_convert", {"amount": 5, "from": "yen", "to": "GBP"})
     assert decision.params == {"amount": 5, "from": "JPY", "to": "GBP"}
 
 

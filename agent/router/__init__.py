@@ -44,8 +44,8 @@ shown and says itself what failed (:mod:`agent.loop.guard`), and a message that 
 but that asks for live data is answered with the reason it was not looked up
 (:mod:`agent.router.live_data`).
 
-The package, by file: :mod:`~agent.router.decision` (the :class:`Router`), :mod:`~agent.router.prompt`
-(its prompt and :class:`Decision`), :mod:`~agent.router.values` (how values are written),
+The package, by file: :mod:`~agent.router.decision` (the :class:`Router`), :mod:`~agent.router.schema_decision`
+(the decision of a provider that writes its call as JSON), :mod:`~agent.router.prompt` (its prompt and :class:`Decision`), :mod:`~agent.router.values` (how values are written),
 :mod:`~agent.router.examples` (nearest examples), :mod:`~agent.router.texts` (its texts in three
 languages), :mod:`~agent.router.options` (its levers), :mod:`~agent.router.protocol` (the loop
 protocol ``router``) and :mod:`~agent.router.live_data` (live data no tool looked up).

@@ -7,11 +7,10 @@ import json
 import re
 from typing import Any
 
-from agent.loop.replies import parse_reply
 from agent.providers.base import (
     Provider, ProviderError, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
 )
-from agent.router.candidates import ToolIndex, in_english, index_for, needs_english
+from agent.router.candidates import CJK, ToolIndex, in_english, index_for, needs_english
 from agent.router.glossary import gloss
 from agent.router.lists import listed_value
 from agent.router.fit import for_missing, for_numbers
@@ -20,6 +19,7 @@ from agent.router.durations import in_unit
 from agent.router.encoder import encoder_for
 from agent.router.forms import DATE, month_bound, told_apart, value_form
 from agent.router.options import RouterOptions
+from agent.router.schema_decision import decide_by_schema
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import followed_tools, marked_follow_up
 from agent.router.spoken import with_digits
@@ -93,6 +93,8 @@ class Router:
         if vectors is not None:
             prompt.examples.prepare(vectors)
             prompt.described.prepare(vectors)
+        if self.options.meant_weight and prompt.meant.texts and (encoder := self._encoder(provider)) is not None:
+            prompt.meant.prepare(encoder)
         prompt.kept_by.add(provider)
         return True
 
@@ -104,6 +106,15 @@ class Router:
         """The sentence encoder made for retrieval (:mod:`agent.router.encoder`), when it is installed
         and the ``encoder`` lever is on; its vectors are kept beside the provider's cache."""
         return encoder_for(getattr(provider, "cache_dir", None)) if self.options.encoder else None
+
+    def _meant(self, provider: Provider, prompt: DecisionPrompt | ExtendedPrompt, text: str) -> dict[str, float]:
+        """The encoder's similarity of ``text`` (in English, or glossed: it reads English) to each tool without examples
+        of its own, what the tool does said in words (``meant_weight``); none without the encoder or an English text."""
+        english = (gloss(text) if self.options.gloss else "") if CJK.search(text) else text
+        if not (self.options.meant_weight and prompt.meant.texts and english):
+            return {}
+        encoder = self._encoder(provider)
+        return prompt.meant.scores(encoder, english) if encoder is not None else {}
 
     def _retrieval_vectors(self, provider: Provider, index: ToolIndex) -> list[tuple[ExampleVectors, SentenceVectors]]:
         """The index's texts that retrieval compares by vectors, each with the model that embeds them."""
@@ -143,8 +154,8 @@ class Router:
         prompt = self.decision_prompt(provider, manifests, text, language, context)
         scored = scored_decoding(provider)
         if scored is not None:
-            return self._decide_scored(scored, self._vectors(provider), prompt, text, context)
-        return self._decide_schema(provider, prompt, text, context)
+            return self._decide_scored(scored, self._vectors(provider), prompt, text, context, self._meant(provider, prompt, text))
+        return decide_by_schema(provider, prompt, text, context, self.options.leave_out_unsaid)
 
     def decision_prompt(self, provider: Provider, manifests: list[ToolManifest], text: str, language: str,
                         context: Context | None = None) -> DecisionPrompt | ExtendedPrompt:
@@ -232,9 +243,8 @@ class Router:
         core, rest = self.split(manifests, provider)
         return core + (self.extras(provider, self._known_examples(provider, rest, language), text, context) if rest else [])
 
-    def _decide_scored(
-        self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt | ExtendedPrompt, text: str, context: Context
-    ) -> Decision:
+    def _decide_scored(self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt | ExtendedPrompt,
+                       text: str, context: Context, meant: dict[str, float]) -> Decision:
         options = self.options
         turns = _fitting_turns(provider, prompt, text, context.turns(prompt.none))
         source = f"{text}\n{context.text()}" if context else text  # what values may be copied from
@@ -255,6 +265,7 @@ class Router:
                 name: logprobs[label]
                 + options.vector_weight * nearest.get(name, 0.0)
                 + (options.described_weight * (said[name] - options.described_floor) if name in said else 0.0)
+                + (options.meant_weight * (meant[name] - options.meant_floor) if name in meant else 0.0)
                 + options.word_weight * shared.get(name, 0.0)
                 + (options.listed_bias if name in prompt.listed else 0.0)
                 + (
@@ -450,35 +461,6 @@ class Router:
             rewrite(cursor, start, as_said, "opening" in filters)
             return as_said
         return value
-
-    def _decide_schema(self, provider: Provider, prompt: DecisionPrompt | ExtendedPrompt, text: str, context: Context) -> Decision:
-        messages = prompt.messages(text, context.turns(prompt.none))
-        completion = provider.complete(messages, json_schema=prompt.schema(), max_tokens=200)
-        if completion.tool_calls:  # a provider may answer with a structured call anyway
-            call = completion.tool_calls[0]
-            return self._validated(prompt, call.name, call.arguments)
-        parsed = parse_reply(completion.text)
-        if parsed.kind == "calls":
-            call = parsed.calls[0]
-            return self._validated(prompt, call.name, call.arguments)
-        if parsed.kind == "malformed":
-            return Decision(None, error=parsed.error)
-        return Decision(None)  # {"tool": "none"}, or plain text: no tool
-
-    def _validated(self, prompt: DecisionPrompt | ExtendedPrompt, name: str, arguments: Any) -> Decision:
-        if name == prompt.none:
-            return Decision(None)
-        manifest = prompt.manifests.get(name)
-        if manifest is None:
-            known = ", ".join(prompt.manifests)
-            return Decision(None, error=f"unknown tool {name!r}; the tools are: {known}")
-        if not isinstance(arguments, dict):
-            return Decision(None, error=f"the parameters of {name} are not a JSON object: {str(arguments)[:80]!r}")
-        params = {k: v for k, v in arguments.items() if k in manifest.parameters and v not in (None, "")}
-        for key, value in params.items():
-            form = value_form(manifest, key) if isinstance(value, str) else None
-            params[key] = (form.normal(value) if form else None) or value
-        return Decision(name, unsaid_left_out(manifest, params) if self.options.leave_out_unsaid else params)
 
 
 #: tokens a decision's reply needs after the message (the tool's name and its values)

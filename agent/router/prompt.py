@@ -72,6 +72,9 @@ class DecisionPrompt:
         self.examples = ExampleVectors({**{m.name: examples_of(m) or [m.description] for m in manifests}, self.none: NO_TOOL_MESSAGES})
         # tools that came without examples (MCP, OpenAPI): what they do, said in words, for the message to be compared with
         self.described = ExampleVectors({m.name: [described(m)] for m in manifests if not m.examples})
+        # ... and for a sentence encoder made to match requests to passages (agent.router.encoder), which reads English
+        self.meant = ExampleVectors({m.name: [described(m)] for m in manifests if not m.examples and not CJK.search(described(m))},
+                                    template="{text}")
         self.words = WordMatch(manifests)
         # tools that take a link: a message with one is evidence for them
         self.link_tools = {m.name for m in manifests if any(is_link(m, key) for key in m.required)}
@@ -117,6 +120,7 @@ class ExtendedPrompt:
         self.link_tools = base.link_tools | {m.name for m in extras if any(is_link(m, key) for key in m.required)}
         self.examples = _Joined(base.examples, vectors, [m.name for m in extras])
         self.described = base.described  # the core's (the extras are judged by their examples' vectors alone)
+        self.meant = base.meant
         self.words = WordMatch([*base.manifests.values(), *extras]) if extras else base.words
         listing = "\n".join(_describe(m) for m in extras)
         self.more = pick(MORE_TOOLS, language).format(tools=listing) if extras else ""

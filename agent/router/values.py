@@ -174,7 +174,8 @@ ID_KEY = re.compile(r"(?:^|_)(?:id|ids|number|num|no)$", re.IGNORECASE)
 
 def invented(value: str, message: str) -> bool:
     """Whether ``value`` states a number of three or more digits that ``message`` does not (device
-    ``12345``, offer ``123456``: an identifier taken from an example, not from the user), or is a
+    ``12345``, offer ``123456``: an identifier taken from an example, not from the user), or is a small
+    number the message neither states whole nor says in words (``0`` of "2700 K": a piece of another), or is a
     placeholder the message does not contain (``your_username``), or an e-mail address it does not
     give (``your_email@example.com``). Dates, times and arithmetic are composed from words and are
     not judged."""
@@ -186,6 +187,8 @@ def invented(value: str, message: str) -> bool:
     if _DATE_OR_TIME.search(value) or _ARITHMETIC.search(value):
         return False
     said = set(re.findall(r"[0-9]+", re.sub(r"(?<=[0-9])[,_' ](?=[0-9]{3})", "", message)))  # 1,500 states 1500
+    if re.fullmatch(r"[1-9]?[0-9]", value.strip()) and value.strip() not in said:  # "0" of "2700", "1" of "4821":
+        return value.strip() not in re.findall(r"[0-9]+", with_digits(message, one=True))  # a piece of another number
     return any(run not in said for run in re.findall(r"[0-9]{3,}", value))
 
 
