@@ -901,3 +901,11 @@ def test_a_piece_of_another_number_is_no_name_the_message_gives():
     decision = Router(RouterOptions(write_examples=False)).decide(provider, [light], said, "ja")
     assert decision.params == {"room": "ダイニング", "kelvin": "2700"}
     assert provider.cursor.filters[1]["copy_from"] == said  # "0" of 2700 was written again, copied from the message
+
+
+def test_a_piece_of_another_number_copied_again_is_still_no_name():
+    door = ToolManifest("unlock_door", "Unlock a smart door lock", {"door": "", "code": "PIN code if the lock requires one"}, [],
+                        parameter_types={"door": {"type": "string"}, "code": {"type": "string"}}, required=["door"])
+    provider = ScoringProvider({"unlock_door": 0.0, "none": -9.0}, ["1", "1"])  # the copy from the message is "1" of 4821 again
+    decision = Router(RouterOptions(write_examples=False)).decide(provider, [door], "把大门打开，密码 4821", "zh")
+    assert decision.tool is None and (decision.declined, decision.missing) == ("unlock_door", "door")

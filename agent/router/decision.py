@@ -453,7 +453,7 @@ class Router:
             cursor.rewind(start)
             copied = clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
             if made_up:  # nothing when the message has nothing for it
-                return worth_copying(value, copied)
+                return "" if invented(copied, text) else worth_copying(value, copied)  # "0" of 2700 copied again
             if copied and (foreign(value, copied) or not foreign(copied, text)):  # the message's own words
                 return copied
             rewrite(cursor, start, value, "opening" in filters)
