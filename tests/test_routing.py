@@ -909,3 +909,11 @@ def test_a_piece_of_another_number_copied_again_is_still_no_name():
     provider = ScoringProvider({"unlock_door": 0.0, "none": -9.0}, ["1", "1"])  # the copy from the message is "1" of 4821 again
     decision = Router(RouterOptions(write_examples=False)).decide(provider, [door], "把大门打开，密码 4821", "zh")
     assert decision.tool is None and (decision.declined, decision.missing) == ("unlock_door", "door")
+
+
+def test_a_name_written_in_another_language_is_not_replaced_by_a_piece_of_a_number():
+    light = ToolManifest("set_light_color", "Set a light's colour temperature", {"room": "Room name", "kelvin": "Colour temperature"},
+                         [], parameter_types={"room": {"type": "string"}, "kelvin": {"type": "integer"}}, required=["room"])
+    provider = ScoringProvider({"set_light_color": 0.0, "none": -9.0}, ["dining", "0", "2700"])  # the copy is "0" of 2700
+    decision = Router(RouterOptions(write_examples=False)).decide(provider, [light], "ダイニングの照明を2700ケルビンにして", "ja")
+    assert decision.params == {"room": "dining", "kelvin": "2700"}

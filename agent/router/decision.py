@@ -454,7 +454,7 @@ class Router:
             copied = clean_value(cursor.until('"', options.max_value_tokens, **filters, copy_from=text))
             if made_up:  # nothing when the message has nothing for it
                 return "" if invented(copied, text) else worth_copying(value, copied)  # "0" of 2700 copied again
-            if copied and (foreign(value, copied) or not foreign(copied, text)):  # the message's own words
+            if copied and not invented(copied, text) and (foreign(value, copied) or not foreign(copied, text)):  # its own words
                 return copied
             rewrite(cursor, start, value, "opening" in filters)
         elif options.copy_foreign and "allowed" not in filters and (as_said := respelled(value, text)) != value:
