@@ -281,13 +281,15 @@ def main() -> None:
     parser.add_argument("--toolset", action="append", help="only cases of these tool sets (finance, devops, ...)")
     parser.add_argument("--lever", metavar="NAME=VALUE", action="append", default=[],
                         help="change a router lever for this run (see RouterOptions)")
+    parser.add_argument("--case", metavar="ID", action="append", help="only these cases (ids), e.g. to decide a few again")
     parser.add_argument("--only", choices=["riverse", "message alone"], help="one method (while tuning)")
     parser.add_argument("--dump", metavar="FILE")
     parser.add_argument("--write", action="store_true", help="replace the section of bench/RESULTS.md")
     args = parser.parse_args()
     cases = [c for kind in (args.set or KINDS) for c in load(kind)
              if (args.split == "all" or c["split"] == args.split) and (not args.lang or c["lang"] in args.lang)
-             and (not args.kind or c.get("kind") in args.kind) and (not args.toolset or c.get("toolset") in args.toolset)]
+             and (not args.kind or c.get("kind") in args.kind) and (not args.toolset or c.get("toolset") in args.toolset)
+             and (not args.case or c["id"] in args.case)]
     provider = decision_model()
     methods = [args.only] if args.only else ["riverse", "message alone"]
     results = run(Bench(provider, Router(levers(args.lever))), cases, methods)
