@@ -853,13 +853,22 @@ BLINDS = ToolManifest("set_blinds", "Move the window blinds of a room", {"room":
 LOCK = ToolManifest("lock_door", "Lock a door", {"door": "Which door"}, [], required=["door"])
 
 
-def test_a_tool_without_examples_is_judged_by_the_encoders_reading_of_its_description(monkeypatch):
-    # the model prefers no tool; the encoder finds the message close to what one tool says it does
-    encoder = KeywordEncoder()
-    monkeypatch.setattr(Router, "_encoder", lambda self, provider: encoder)
-    scores = {"set_blinds": -4.0, "lock_door": -5.0, "none": -1.0}
-    options = RouterOptions(vector_weight=0.0, none_bias=0.0, described_weight=0.0, meant_weight=10.0, meant_floor=0.3,
-                             write_examples=False)
+@pytest.fixture
+def encoder(monkeypatch):
+    """A keyword encoder in place of the retrieval encoder."""
+    found = KeywordEncoder()
+    monkeypatch.setattr(Router, "_encoder", lambda self, provider: found)
+    return found
+
+
+#: the model prefers no tool; the encoder (with ``ENCODED``) may find the message close to what one tool says it does
+SCORES = {"set_blinds": -4.0, "lock_door": -5.0, "none": -1.0}
+ENCODED = RouterOptions(vector_weight=0.0, none_bias=0.0, described_weight=0.0, meant_weight=10.0, meant_floor=0.3,
+                        write_examples=False)
+
+
+def test_a_tool_without_examples_is_judged_by_the_encoders_reading_of_its_description(encoder):
+    scores, options = SCORES, ENCODED
     router = Router(options)
     router.prepare(PreparingProvider(scores), [BLINDS, LOCK], "en")
     assert ("set blinds: Move the window blinds of a room", True) in encoder.embedded  # as it is, no template; kept
@@ -875,13 +884,9 @@ def test_a_tool_without_examples_is_judged_by_the_encoders_reading_of_its_descri
     assert off.decide(PreparingProvider(scores, ["office"]), [BLINDS, LOCK], "close the office blinds halfway", "en").tool is None
 
 
-def test_the_encoder_reads_a_chinese_or_japanese_message_glossed_and_never_a_tool_it_cannot_read(monkeypatch):
+def test_the_encoder_reads_a_chinese_or_japanese_message_glossed_and_never_a_tool_it_cannot_read(encoder, monkeypatch):
     import agent.router.decision as decision_module
-    encoder = KeywordEncoder()
-    monkeypatch.setattr(Router, "_encoder", lambda self, provider: encoder)
-    scores = {"set_blinds": -4.0, "lock_door": -5.0, "none": -1.0}
-    options = RouterOptions(vector_weight=0.0, none_bias=0.0, described_weight=0.0, meant_weight=10.0, meant_floor=0.3,
-                             write_examples=False)
+    scores, options = SCORES, ENCODED
     # no dictionaries (RIVERSE_GLOSSARY=off here): the encoder cannot read the message, the model's choice stands
     assert Router(options).decide(PreparingProvider(scores, ["办公室"]), [BLINDS, LOCK], "把办公室的百叶窗关一半", "zh").tool is None
     monkeypatch.setattr(decision_module, "gloss", lambda text: "office blinds close half")
