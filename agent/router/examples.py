@@ -29,6 +29,7 @@ class ExampleVectors:
 
     def __init__(self, documents: dict[str, list[str]], template: str = VECTOR_TEMPLATE):
         self.names = list(documents)
+        self.documents = documents
         self.template = template
         self.texts = [template.format(text=text) for name in self.names for text in documents[name]]
         self.owners = [name for name in self.names for _ in documents[name]]

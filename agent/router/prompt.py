@@ -73,7 +73,7 @@ class DecisionPrompt:
         # tools that came without examples (MCP, OpenAPI): what they do, said in words, for the message to be compared with
         self.described = ExampleVectors({m.name: [described(m)] for m in manifests if not m.examples})
         # ... and for a sentence encoder made to match requests to passages (agent.router.encoder), which reads English
-        self.meant = ExampleVectors({m.name: [described(m)] for m in manifests if not m.examples and not CJK.search(described(m))},
+        self.meant = ExampleVectors({name: said for name, said in self.described.documents.items() if not CJK.search(said[0])},
                                     template="{text}")
         self.words = WordMatch(manifests)
         # tools that take a link: a message with one is evidence for them

@@ -187,8 +187,8 @@ def invented(value: str, message: str) -> bool:
     if _DATE_OR_TIME.search(value) or _ARITHMETIC.search(value):
         return False
     said = set(re.findall(r"[0-9]+", re.sub(r"(?<=[0-9])[,_' ](?=[0-9]{3})", "", message)))  # 1,500 states 1500
-    if re.fullmatch(r"[1-9]?[0-9]", value.strip()) and value.strip() not in said:  # "0" of "2700", "1" of "4821":
-        return value.strip() not in re.findall(r"[0-9]+", with_digits(message, one=True))  # a piece of another number
+    if re.fullmatch(r"[1-9]?[0-9]", bare := value.strip()) and bare not in said:  # "0" of "2700", "1" of "4821":
+        return bare not in re.findall(r"[0-9]+", with_digits(message, one=True))  # a piece of another number
     return any(run not in said for run in re.findall(r"[0-9]{3,}", value))
 
 
