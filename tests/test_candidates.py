@@ -11,6 +11,7 @@ import pytest
 from agent.providers.base import Completion
 from agent.router import Router, RouterOptions
 from agent.router.candidates import ToolIndex, narrowed, terms
+from agent.router.tool_texts import described
 from agent.router.context import Call, Context, Exchange
 from agent.tools import ToolManifest
 from bench.scale.tools import generated
@@ -37,6 +38,64 @@ def test_the_right_tool_is_among_the_candidates_of_a_thousand():
         ("Export my playlists to CSV", "music_export_playlist"),
     ]:
         assert tool in index.candidates(text, 16), text
+
+
+SENSOR = ToolManifest(
+    "get_sensor_reading", "Get the latest reading of a sensor in a room.", {"sensor_type": "", "room": "Room name"},
+    parameter_types={"sensor_type": {"type": "string", "enum": ["temperature", "humidity", "water_leak"]},
+                     "room": {"type": "string"}},
+)
+TRIP = ToolManifest(
+    "plan_trip", "Plan a journey.", {"travellers": "Who travels"},
+    parameter_types={"travellers": {"type": "object", "properties": {
+        "wheelchair": {"type": "boolean", "description": "Step-free access needed"},
+        "pets": {"type": "array", "items": {"type": "string", "enum": ["dog", "cat"]}}}}},
+)
+
+
+def test_what_a_schema_allows_finds_its_tool_among_a_thousand():
+    # "humidity" is said by the enum alone, "step-free" and "cat" by an object's member and a list's items
+    index = ToolIndex([*MANY, SENSOR, TRIP])
+    assert "get_sensor_reading" in index.candidates("what's the humidity in the basement right now", 4)
+    assert "plan_trip" in index.candidates("I need step-free access and I bring my cat", 4)
+    without = ToolIndex([*MANY, replace(SENSOR, parameter_types={}), replace(TRIP, parameter_types={})])
+    assert "get_sensor_reading" not in without.candidates("what's the humidity in the basement right now", 4)
+    assert "plan_trip" not in without.candidates("I need step-free access and I bring my cat", 4)
+
+
+def test_a_tool_described_for_the_encoder_names_the_values_it_allows():
+    assert described(SENSOR) == "get sensor reading: Get the latest reading of a sensor in a room."
+    assert described(SENSOR, choices=True) == ("get sensor reading: Get the latest reading of a sensor in a room. "
+                                               "(sensor type: temperature, humidity, water leak)")
+    assert described(TRIP, choices=True) == "plan trip: Plan a journey. (travellers: dog, cat)"
+    many = replace(SENSOR, parameter_types={"sensor_type": [f"kind_{i}" for i in range(40)]})
+    assert described(many, choices=True).count("kind") == 12  # a long list is cut
+
+
+CALENDAR = [
+    ToolManifest("update_event", "Update fields of an existing event.", {"event_id": "Event ID", "changes": "Fields to change"}),
+    ToolManifest("add_attendees", "Add people to an existing event.", {"event_id": "Event ID", "attendees": "Email addresses"}),
+    ToolManifest("delete_event", "Delete an event. Attendees are notified.", {"event_id": "Event ID"}),
+    ToolManifest("get_file_contents", "Get the contents of a file in a repository.", {"repo": "Repository", "path": "Path in the repository"}),
+]
+
+
+def test_an_identifier_says_what_it_identifies_and_a_value_what_kind_it_is():
+    index = ToolIndex([*MANY, *CALENDAR])
+    assert index.identified == ["event"]
+    assert index.expanded("把 evt_4410 的地点改成 3 号会议室") == "把 evt_4410 的地点改成 3 号会议室 event"
+    assert index.expanded("Delete support ticket st_31") == "Delete support ticket st_31"  # "st" shortens no identified word
+    assert index.expanded("evt_6060 に yamada@corp.jp を追加して").endswith(" event email address")
+    assert index.expanded("acme/api の src/config.py を見せて").endswith(" file path")
+    assert index.expanded("see https://example.com/a/b.html").endswith(" url link")  # a link is no file path
+    assert index.expanded("2026年12月1日から3日までの予定").endswith(" date")
+    assert index.expanded("hello there") == "hello there"
+    # glossed, "evt_2024 を削除して" shares "delete" with every delete tool: "event" tells them apart
+    plain = ToolIndex([*MANY, *CALENDAR])
+    plain.expanded = lambda text: text  # type: ignore[method-assign]
+    for said, tool in [("evt_2024 deletion elimination", "delete_event"),  # "evt_2024 を削除して" glossed
+                       ("acme/api src/config.py view outlook", "get_file_contents")]:
+        assert index.ranked(said)[0] == tool and tool not in plain.candidates(said, 4), said
 
 
 def test_a_tool_the_message_names_is_always_a_candidate():

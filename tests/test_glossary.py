@@ -9,7 +9,7 @@ import pytest
 from agent.router import Router, RouterOptions
 from agent.router import glossary as glossary_module
 from agent.router.candidates import ToolIndex, narrowed
-from agent.router.glossary import Glossary, parse_cedict, parse_edict
+from agent.router.glossary import RETRIEVAL_SENSES, Glossary, parse_cedict, parse_edict
 from bench.scale.tools import generated
 from tests.test_candidates import MANY, listed
 from tests.test_routing import ScoringProvider
@@ -48,7 +48,7 @@ def small() -> Glossary:
 def test_cedict_senses_are_meanings_without_asides_or_a_verb_to():
     words = parse_cedict(CEDICT)
     assert words["删除"] == ["delete", "cancel"] and words["刪除"] == ["delete", "cancel"]  # simplified and traditional
-    assert words["保险"] == ["insurance", "insure"]  # two senses kept
+    assert words["保险"] == ["insurance", "insure", "safe"]  # three senses kept (retrieval's gloss gives three)
     assert words["张"] == ["open up"]  # the surname's entry and a classifier say no meaning
     assert words["工单"] == ["work order"]  # "(Tw)" left out, a variant's pointer too
     assert words["的"] == ["of"]
@@ -59,7 +59,7 @@ def test_cedict_senses_are_meanings_without_asides_or_a_verb_to():
 def test_edict_keeps_the_first_sense_and_katakana_readings_not_hiragana_ones():
     words = parse_edict(EDICT)
     assert words["会議"] == ["meeting", "conference"]  # "(2) council" is another sense
-    assert words["削除"] == ["deletion", "elimination"] and words["ファイル"] == ["file"]
+    assert words["削除"] == ["deletion", "elimination", "erasure"] and words["ファイル"] == ["file"]
     assert "さくじょ" not in words and "てくだ" not in words  # a reading in hiragana is many words
     assert not any(key.startswith("　") for key in words)  # the header line is no word
 
@@ -68,6 +68,12 @@ def test_a_message_is_glossed_by_its_longest_known_words(small):
     assert small.gloss("我的保险单") == "me my of insurance policy"  # 保险单 before 保险 and 单; "I" is too short
     assert small.gloss("删除 ticket st_31") == "ticket st_31 delete cancel"  # what is not Chinese is kept
     assert small.gloss("Delete ticket st_31") == ""  # nothing to gloss
+
+
+def test_a_gloss_for_retrieval_gives_a_word_more_of_its_senses(small):
+    assert small.gloss("保险") == "insurance insure"  # two senses: what the decision reads
+    assert small.gloss("保险", RETRIEVAL_SENSES) == "insurance insure safe"  # what finds the candidates
+    assert small.gloss("ファイルを削除して", RETRIEVAL_SENSES) == "file deletion elimination erasure"
 
 
 def test_a_japanese_message_reads_the_japanese_dictionary_first_and_skips_hiragana(small):

@@ -5,7 +5,7 @@ a few dozen tools. With more than ``RouterOptions.candidates`` tools, a decision
 (:meth:`~agent.router.decision.Router.split`, whose prompt is prepared once) and the few others that
 this index finds for the message (``RouterOptions.retrieved``), listed in the message's turn; remote
 models are sent the likeliest tools (:func:`narrowed`). The index is cheap, over each tool's name,
-description, parameters and examples:
+description, parameters (with the values and members their schemas name) and examples:
 
 - **words**: BM25 over the tools' texts, stemmed words for Latin script and character pairs for Chinese
   and Japanese (so "天气" finds a description that says "天气预报");
@@ -37,13 +37,15 @@ import snowballstemmer
 from agent.i18n import CJK
 from agent.providers.base import Provider, ProviderError, SentenceVectors
 from agent.router.examples import ExampleVectors, examples_of
-from agent.router.glossary import gloss
+from agent.router.glossary import RETRIEVAL_SENSES, gloss
+from agent.router.tool_texts import IDENTIFIED, abbreviates, described, indexed, kinds_of_values, prefixes
 from agent.toolkit.base import ToolManifest
 
 #: BM25's usual constants
 _K1, _B = 1.2, 0.75
-#: reciprocal-rank fusion's constant (a rank's weight is 1 / (K + rank))
-_RRF_K = 20
+#: reciprocal-rank fusion's constant (a rank's weight is 1 / (K + rank)); chosen on the tune split of
+#: ``bench/scale/recall.py``'s messages (10 against 20 and 60: a ranking's first places count for more)
+_RRF_K = 10
 #: the weight of a sentence encoder's ranking beside the words' and the chat model's vectors' (``bench/scale/recall.py``)
 ENCODER_WEIGHT = 1.0
 
@@ -66,17 +68,6 @@ def terms(text: str) -> list[str]:
     for run in CJK.findall(text):
         out.extend(run[i:i + 2] for i in range(max(len(run) - 1, 1)))
     return out
-
-
-def tool_text(m: ToolManifest) -> str:
-    """Everything the index knows of a tool."""
-    params = " ".join(f"{key} {desc}" for key, desc in (m.parameters or {}).items())
-    return " ".join([m.name, m.name, m.description, params, *examples_of(m)])
-
-
-def described(m: ToolManifest) -> str:
-    """A tool's name in words and its description: ``"list transactions: List transactions, ..."``."""
-    return f"{m.name.replace('_', ' ').replace('-', ' ')}: {m.description}".strip()
 
 
 class Words:
@@ -113,13 +104,25 @@ class ToolIndex:
 
     def __init__(self, manifests: list[ToolManifest]):
         self.names = [m.name for m in manifests]
-        self.words = Words([tool_text(m) for m in manifests])
+        self.words = Words([indexed(m) for m in manifests])
         self.vectors = ExampleVectors({m.name: examples_of(m) or [m.description or m.name] for m in manifests})
         # for a sentence encoder: what the tool does, said in words (not its examples: a tool with
-        # examples would get more chances than one without, and recall falls, bench/scale/recall.py)
-        self.described = ExampleVectors({m.name: [described(m)] for m in manifests}, template="{text}")
+        # examples would get more chances than one without, and recall falls, bench/scale/recall.py), with
+        # the values its parameters allow
+        self.described = ExampleVectors({m.name: [described(m, choices=True)] for m in manifests}, template="{text}")
         self._spelled = {m.name: re.compile(rf"(?<![\w]){re.escape(m.name.casefold()).replace('_', '[_ ]')}(?![\w])")
                          for m in manifests}
+        # what the tools' identifiers name ("event" of ``event_id``), for the prefix of a message's identifier
+        self.identified = sorted({word.casefold() for m in manifests for key in (m.parameters or {})
+                                  for word in IDENTIFIED.findall(key)})
+
+    def expanded(self, text: str) -> str:
+        """``text``, the words its identifiers' prefixes abbreviate, of those the tools' identifier
+        parameters name ("evt_4410" says "event" to a tool with an ``event_id``), and what kind of value
+        it holds, as tools describe such parameters ("a@b.jp" says "email address", "src/config.py"
+        "file path", "12月1日" "date")."""
+        said = {word for prefix in prefixes(text) for word in self.identified if abbreviates(prefix, word)}
+        return " ".join([text, *sorted(said), *kinds_of_values(text)])
 
     def ranked(self, text: str, vectors: SentenceVectors | None = None, *also: str,
                encoder: SentenceVectors | None = None) -> list[str]:
@@ -130,7 +133,7 @@ class ToolIndex:
         its translation when it needs one."""
         fused: dict[str, float] = dict.fromkeys(self.names, 0.0)
         for said in also or (text,):
-            word_scores = self.words.scores(said)
+            word_scores = self.words.scores(self.expanded(said))
             for rank, i in enumerate(numpy.argsort(-word_scores, kind="stable")):
                 if word_scores[i] > 0:
                     fused[self.names[i]] += 1.0 / (_RRF_K + rank)
@@ -212,7 +215,7 @@ def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS
     index = index_for(manifests)
     also: list[str] = []
     if needs_english(index, text):
-        also += [glossed] if (glossed := gloss(text)) else []
+        also += [glossed] if (glossed := gloss(text, RETRIEVAL_SENSES)) else []
         try:
             also += [english] if provider is not None and (english := in_english(provider, text)) else []
         except ProviderError:

@@ -11,7 +11,7 @@ from agent.providers.base import (
     Provider, ProviderError, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
 )
 from agent.router.candidates import CJK, ToolIndex, in_english, index_for, needs_english
-from agent.router.glossary import gloss
+from agent.router.glossary import RETRIEVAL_SENSES, gloss
 from agent.router.lists import listed_value
 from agent.router.fit import for_missing, for_numbers
 from agent.router.context import Context
@@ -233,7 +233,8 @@ class Router:
             while len(self._english) >= 16:
                 del self._english[next(iter(self._english))]
             self._english[text] = in_english(provider, text)
-        return [said for said in (gloss(text) if self.options.gloss else "", self._english.get(text, "")) if said]
+        glossed = gloss(text, RETRIEVAL_SENSES) if self.options.gloss else ""
+        return [said for said in (glossed, self._english.get(text, "")) if said]
 
     def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None,
                    language: str = "en") -> list[ToolManifest]:

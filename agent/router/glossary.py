@@ -41,8 +41,13 @@ FILES = {
     "edict2": "1375e509a9cce487f98a73e2aa30ea0edc0ed2dd5cdcb144f9e7215230fffb83",
 }
 INSTALL_HINT = "pip install 'riverse[retrieval]'"
-#: English senses kept per word
+#: English senses a gloss gives per word
 SENSES = 2
+#: ... and a gloss for retrieval, whose words only find candidates (the decision still chooses among them):
+#: more of a word's senses find more tools (chosen on the tune split of ``bench/scale/recall.py``'s messages)
+RETRIEVAL_SENSES = 3
+#: senses kept per word when the dictionaries are read
+_KEPT = max(SENSES, RETRIEVAL_SENSES)
 #: the longest word looked up, in characters
 LONGEST = 8
 
@@ -59,7 +64,7 @@ _PARTS_OF_SPEECH = re.compile(r"^(?:\([^)]*\) ?)+")
 
 
 def _meanings(senses: list[str]) -> list[str]:
-    """The first :data:`SENSES` of ``senses`` that say a meaning, without asides and a verb's "to"."""
+    """The first :data:`_KEPT` of ``senses`` that say a meaning, without asides and a verb's "to"."""
     out: list[str] = []
     for sense in senses:
         if sense.casefold().startswith(_NOT_A_MEANING) or _GRAMMAR.search(sense):
@@ -67,7 +72,7 @@ def _meanings(senses: list[str]) -> list[str]:
         sense = re.sub(r"^to ", "", " ".join(_ASIDE.sub(" ", sense).split()))
         if re.search(r"[A-Za-z]{2}", sense) and len(sense) < 40:
             out.append(sense)
-        if len(out) >= SENSES:
+        if len(out) >= _KEPT:
             break
     return out
 
@@ -117,10 +122,10 @@ class Glossary:
     def __init__(self, chinese: dict[str, list[str]], japanese: dict[str, list[str]]):
         self.chinese, self.japanese = chinese, japanese
 
-    def gloss(self, text: str) -> str:
-        """``text`` with its Chinese and Japanese words replaced by their meanings (the longest
-        word a dictionary knows first; in Japanese, words written in hiragana alone are left out:
-        particles and endings); "" when it has none."""
+    def gloss(self, text: str, senses: int = SENSES) -> str:
+        """``text`` with its Chinese and Japanese words replaced by their first ``senses`` meanings (the
+        longest word a dictionary knows first; in Japanese, words written in hiragana alone are left
+        out: particles and endings); "" when it has none."""
         runs = CJK.findall(text)
         if not runs:
             return ""
@@ -134,7 +139,7 @@ class Glossary:
                     word = run[at:at + length]
                     found = next((d[word] for d in dictionaries if word in d), None)
                     if found is not None and not (japanese and _HIRAGANA.match(word)):
-                        meanings.extend(found)
+                        meanings.extend(found[:senses])
                         at += length
                         break
                 else:
@@ -201,10 +206,10 @@ def turned_off() -> bool:
     return os.environ.get("RIVERSE_GLOSSARY", "").strip().lower() in ("off", "0", "false", "no")
 
 
-def gloss(text: str) -> str:
-    """``text`` glossed in English (see :class:`Glossary`), or "" without the dictionaries or with
-    ``RIVERSE_GLOSSARY=off``."""
+def gloss(text: str, senses: int = SENSES) -> str:
+    """``text`` glossed in English with ``senses`` meanings per word (see :class:`Glossary`), or ""
+    without the dictionaries or with ``RIVERSE_GLOSSARY=off``."""
     if turned_off() or not CJK.search(text):
         return ""
     found = glossary()
-    return found.gloss(text) if found is not None else ""
+    return found.gloss(text, senses) if found is not None else ""

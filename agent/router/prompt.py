@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from agent.i18n import pick
 from agent.providers.base import Provider
-from agent.router.candidates import CJK, Words, described, tool_text
+from agent.router.candidates import CJK, Words
+from agent.router.tool_texts import described, tool_text
 from agent.router.options import RouterOptions
 from agent.router.texts import INSTRUCTIONS, MORE_TOOLS, MORE_TOOLS_SHOTS, NO_TOOL_MESSAGES, NO_TOOL_SHOTS
 from agent.router.examples import ExampleVectors, examples_of
