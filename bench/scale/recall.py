@@ -32,7 +32,7 @@ from collections import defaultdict
 
 from agent.router.candidates import ToolIndex, in_english, needs_english
 from agent.router.encoder import INSTALL_HINT, encoder_for
-from agent.router.glossary import glossary, gloss
+from agent.router.glossary import RETRIEVAL_SENSES, glossary, gloss
 from bench.model import decision_model
 from bench.results import write_section
 from bench.routing.conversations import load, toolset_manifests
@@ -65,7 +65,7 @@ def main() -> None:
     for case in cases:
         text, tool, language = case["message"], case["tool"], case["lang"]
         english = [in_english(provider, text)] if needs_english(index, text) else []
-        glossed = [said] if needs_english(index, text) and (said := gloss(text)) else []
+        glossed = [said] if needs_english(index, text) and (said := gloss(text, RETRIEVAL_SENSES)) else []
         rankings = {
             "words": index.ranked(text),
             "words, in English": index.ranked(text, None, *english),
