@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import replace
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from agent.providers.base import Completion
 from agent.router import Router, RouterOptions
 from agent.router.candidates import ToolIndex, narrowed, terms
-from agent.router.tool_texts import described
+from agent.router.tool_texts import described, indexed, kinds_of_values
 from agent.router.context import Call, Context, Exchange
 from agent.tools import ToolManifest
 from bench.scale.tools import generated
@@ -63,6 +64,19 @@ def test_what_a_schema_allows_finds_its_tool_among_a_thousand():
     assert "plan_trip" not in without.candidates("I need step-free access and I bring my cat", 4)
 
 
+def test_a_schema_nested_thousands_deep_or_malformed_is_read_to_a_bounded_depth():
+    # attack: a server's schema nested 5,000 deep, with properties and options of the wrong types
+    deep: dict = {"type": "string", "enum": ["bottom"]}
+    for _ in range(5000):
+        deep = {"type": "object", "properties": {"inner": deep}}
+    odd = {"type": "object", "properties": ["not", "a", "mapping"], "anyOf": "nor a list", "items": 7, "enum": [1, None]}
+    tool = ToolManifest("deep_tool", "Takes a nested thing.", {"thing": "", "odd": ""},
+                        parameter_types={"thing": deep, "odd": odd})
+    text = indexed(tool)
+    assert text.count("inner") == 8 and "bottom" not in text  # read 8 deep, not to the bottom
+    assert "deep_tool" in ToolIndex([*MANY[:50], tool]).candidates("use the deep tool", 4)
+
+
 def test_a_tool_described_for_the_encoder_names_the_values_it_allows():
     assert described(SENSOR) == "get sensor reading: Get the latest reading of a sensor in a room."
     assert described(SENSOR, choices=True) == ("get sensor reading: Get the latest reading of a sensor in a room. "
@@ -96,6 +110,22 @@ def test_an_identifier_says_what_it_identifies_and_a_value_what_kind_it_is():
     for said, tool in [("evt_2024 deletion elimination", "delete_event"),  # "evt_2024 を削除して" glossed
                        ("acme/api src/config.py view outlook", "get_file_contents")]:
         assert index.ranked(said)[0] == tool and tool not in plain.candidates(said, 4), said
+
+
+@pytest.mark.parametrize("piece", ["a/", "a.", "ab_", "a-", "/a./", "x", "a@"])
+def test_a_long_message_without_an_address_or_a_path_is_read_once_not_once_from_every_character(piece):
+    # attack: a pasted text of one long run made the address and path patterns start again at every character
+    # (seconds for 50,000 characters, growing with the square of the length); now the cost grows with the length
+    def cost(text: str) -> float:
+        runs = []
+        for _ in range(3):
+            started = time.process_time()
+            kinds_of_values(text)
+            runs.append(time.process_time() - started)
+        return sorted(runs)[1]
+
+    short = piece * (4000 // len(piece))
+    assert cost(short * 8) < 24 * max(cost(short), 1e-4)  # eight times the text; the square of it would be 64 times
 
 
 def test_a_tool_the_message_names_is_always_a_candidate():

@@ -47,22 +47,29 @@ def _choices(m: ToolManifest) -> dict[str, list[str]]:
     return out
 
 
-def _schema_texts(schema: object) -> Iterable[tuple[str, str]]:
+#: how deep in a parameter's schema its words are read (a schema nested deeper says little more, and one
+#: nested thousands deep, as a hostile server may send, must not exhaust the stack)
+_DEPTH = 8
+
+
+def _schema_texts(schema: object, depth: int = _DEPTH) -> Iterable[tuple[str, str]]:
     """What one parameter's JSON schema says in words, below its own description: the strings an enum
-    allows, and the names and descriptions of an object's members and a list's items, at any depth."""
-    if not isinstance(schema, dict):
+    allows, and the names and descriptions of an object's members and a list's items, :data:`_DEPTH` deep."""
+    if not isinstance(schema, dict) or depth <= 0:
         return
     yield from (("enum", value) for value in schema.get("enum") or [] if isinstance(value, str))
-    for name, member in (schema.get("properties") or {}).items():
+    members = schema.get("properties")
+    for name, member in (members.items() if isinstance(members, dict) else []):
         yield "member", str(name)
         if isinstance(member, dict) and isinstance(member.get("description"), str):
             yield "member", member["description"]
-        yield from _schema_texts(member)
+        yield from _schema_texts(member, depth - 1)
     for key in ("items", "additionalProperties"):
-        yield from _schema_texts(schema.get(key))
+        yield from _schema_texts(schema.get(key), depth - 1)
     for key in ("anyOf", "oneOf", "allOf"):
-        for option in schema.get(key) or []:
-            yield from _schema_texts(option)
+        options = schema.get(key)
+        for option in options if isinstance(options, list) else []:
+            yield from _schema_texts(option, depth - 1)
 
 
 def indexed(m: ToolManifest) -> str:
@@ -83,10 +90,12 @@ def prefixes(text: str) -> list[str]:
     return _PREFIXED.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+# each starts only where a run of the characters it is made of starts, and looks no further than an address
+# or a path can be long: a long message without one is read once, not once from every character (tests/test_candidates.py)
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,190}")
 _URL = re.compile(r"\bhttps?://\S+", re.IGNORECASE)
-_PATH = re.compile(r"(?<![\w@])(?:~?/)?(?:[\w.-]+/)+[\w.-]*\.\w{1,5}\b"
-                   r"|(?<![\w@/])[\w-]+\.(?:py|js|ts|md|txt|json|ya?ml|toml|csv|html|css|go|rs|java|c|h|cpp|sh|pdf|docx?)\b")
+_PATH = re.compile(r"(?<![\w@/.~-])(?:~?/)?(?:[\w.-]{1,255}/){1,32}[\w.-]{0,255}\.\w{1,5}\b"
+                   r"|(?<![\w@/.-])[\w-]{1,255}\.(?:py|js|ts|md|txt|json|ya?ml|toml|csv|html|css|go|rs|java|c|h|cpp|sh|pdf|docx?)\b")
 
 
 def kinds_of_values(text: str) -> list[str]:
