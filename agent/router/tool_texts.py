@@ -29,8 +29,10 @@ def described(m: ToolManifest, choices: bool = False) -> str:
     """A tool's name in words and its description: ``"list transactions: List transactions, ..."``;
     with ``choices``, the values its parameters allow after it (``"(sensor type: temperature, humidity)"``)."""
     said = f"{m.name.replace('_', ' ').replace('-', ' ')}: {m.description}".strip()
+    if not choices:
+        return said
     allowed = "; ".join(f"{key.replace('_', ' ')}: {', '.join(values[:_CHOICES])}" for key, values in _choices(m).items())
-    return f"{said} ({allowed})" if choices and allowed else said
+    return f"{said} ({allowed})" if allowed else said
 
 
 #: the most allowed values of one parameter said in :func:`described` (a list of every country says little more)
