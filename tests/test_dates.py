@@ -193,3 +193,21 @@ def test_months_from_one_to_another_fill_a_span_of_dates():
     year = ScoringProvider({"list_transactions": 0.0, "none": -9.0}, ["", "", "", ""])
     assert Router(RouterOptions()).decide(year, [LEDGER], "list all my 2026 transactions", "en").params == {
         "start_date": "2026-01-01", "end_date": "2026-12-31"}
+
+
+OUT_OF_OFFICE = ToolManifest("set_out_of_office", "Turn on an out-of-office period.",
+                             {"start_date": "First day. Date in YYYY-MM-DD format", "end_date": "Last day. Date in YYYY-MM-DD format"},
+                             required=["start_date", "end_date"])
+
+
+def test_a_date_the_message_does_not_name_is_the_one_it_names_that_no_value_holds_yet():
+    # the model wrote the end a day early; the copy can only be a piece of "Jan 2 2027" ("2027")
+    provider = ScoringProvider({"set_out_of_office": 0.0, "none": -9.0}, ["2026-12-22", "2027-01-01", "2027"])
+    decision = Router(RouterOptions(write_examples=False)).decide(
+        provider, [OUT_OF_OFFICE], "I'm off from Dec 22 2026 to Jan 2 2027", "en")
+    assert decision.params == {"start_date": "2026-12-22", "end_date": "2027-01-02"}
+    # three dates named, one written: two are left, and the made-up date is none of them
+    three = ScoringProvider({"set_out_of_office": 0.0, "none": -9.0}, ["2026-12-22", "2027-01-01", "2027"])
+    decision = Router(RouterOptions(write_examples=False)).decide(
+        three, [OUT_OF_OFFICE], "off from Dec 22 2026 to Jan 2 2027 or Jan 4 2027", "en")
+    assert (decision.tool, decision.missing) == (None, "end_date")

@@ -58,3 +58,76 @@ def test_a_close_tool_that_misses_a_value_too_leaves_the_message_declined():
                                 "get_booking": -9.0}, ["QX7F2K", "", ""])
     decision = Router(RouterOptions()).decide(provider, TOOLS, "change booking QX7F2K", "en")
     assert (decision.tool, decision.declined, decision.missing) == (None, "modify_booking", "changes")
+
+
+LIST_PRS = ToolManifest("list_pull_requests", "List pull requests in a repository.",
+                        {"repo": "Repository name", "base": "Filter by base branch"},
+                        parameter_types={"repo": {"type": "string"}, "base": {"type": "string"}}, required=["repo"])
+GET_PR = ToolManifest("get_pull_request", "Get details of a pull request.",
+                      {"repo": "Repository name", "pull_number": "Pull request number"},
+                      parameter_types={"repo": {"type": "string"}, "pull_number": {"type": "integer"}},
+                      required=["repo", "pull_number"])
+GET_ISSUE = ToolManifest("get_issue", "Get an issue.", {"repo": "Repository name", "issue_number": "Issue number"},
+                         parameter_types={"repo": {"type": "string"}, "issue_number": {"type": "integer"}},
+                         required=["repo", "issue_number"])
+REPOS = [LIST_PRS, GET_PR, GET_ISSUE]
+
+
+EN = ["webapp", "15", "webapp", "15"]
+JA = ["webapp", "webapp", "15", "webapp", "webapp", "15"]  # a Latin value in a Japanese message is copied again
+
+
+@pytest.mark.parametrize("message, values, expected", [
+    ("webapp の PR 15 の詳細を教えて", JA, "get_pull_request"),  # PR: the initials of "Pull request number"
+    ("the details of pull request #15 in webapp", EN, "get_pull_request"),
+    ("show issue 15 of webapp", EN, "get_issue"),
+    ("list PRs of webapp based on main, top 15", EN, "list_pull_requests"),  # "top 15" names no thing
+])
+def test_a_thing_named_by_its_number_calls_a_close_tool_that_identifies_it(message, values, expected):
+    provider = ScoringProvider({"list_pull_requests": 0.0, "get_pull_request": -2.0, "get_issue": -2.5, "none": -6.0},
+                               list(values))
+    decision = Router(RouterOptions(write_examples=False)).decide(provider, REPOS, message, "en")
+    assert decision.tool == expected
+    if expected != "list_pull_requests":
+        assert decision.params == {"repo": "webapp", expected.replace("get_", "").replace("pull_request", "pull") + "_number": "15"}
+
+
+@pytest.mark.parametrize("scores, options", [
+    ({"list_pull_requests": 0.0, "get_pull_request": -3.5, "get_issue": -9.0, "none": -9.0}, {}),  # not close
+    ({"list_pull_requests": 0.0, "get_pull_request": -2.0, "get_issue": -9.0, "none": -9.0}, {"number_fit": False}),
+])
+def test_a_thing_named_by_its_number_keeps_the_chosen_tool_without_a_close_one(scores, options):
+    provider = ScoringProvider(scores, ["webapp", "15"])
+    decision = Router(RouterOptions(write_examples=False, **options)).decide(provider, REPOS, "the details of PR 15 in webapp", "en")
+    assert decision.tool == "list_pull_requests"
+
+
+UPDATE_ISSUE = ToolManifest("update_issue", "Edit an issue: title, body or state.",
+                            {"repo": "Repository name", "issue_number": "Issue number", "title": "New title", "state": "open or closed"},
+                            parameter_types={"repo": {"type": "string"}, "issue_number": {"type": "integer"},
+                                             "title": {"type": "string"}, "state": {"type": "string"}},
+                            required=["repo", "issue_number"])
+COMMENT = ToolManifest("add_issue_comment", "Add a comment to an issue or pull request.",
+                       {"repo": "Repository name", "issue_number": "Issue number", "body": "Comment text"},
+                       parameter_types={"repo": {"type": "string"}, "issue_number": {"type": "integer"}, "body": {"type": "string"}},
+                       required=["repo", "issue_number", "body"])
+LIST_ISSUES = ToolManifest("list_issues", "List issues in a repository.", {"repo": "Repository name", "labels": "Labels"},
+                           parameter_types={"repo": {"type": "string"}, "labels": {"type": "string"}}, required=["repo"])
+
+
+def test_of_the_close_tools_that_identify_the_thing_the_one_of_fewest_parameters_is_called():
+    # "take a look at issue 101": the model's list_issues cannot take 101; updating the issue scores better than getting it,
+    # but the message asks nothing of it
+    provider = ScoringProvider({"list_issues": 0.0, "update_issue": -1.0, "get_issue": -2.0, "none": -6.0},
+                               ["webapp", "issue", "webapp", "101"])
+    decision = Router(RouterOptions(write_examples=False)).decide(
+        provider, [LIST_ISSUES, UPDATE_ISSUE, GET_ISSUE], "take a look at issue 101 of webapp", "en")
+    assert (decision.tool, decision.params) == ("get_issue", {"repo": "webapp", "issue_number": "101"})
+
+
+def test_a_tool_whose_description_names_the_thing_identifies_it():
+    # add_issue_comment's issue_number takes a pull request too, as its description says: no other tool is written
+    provider = ScoringProvider({"add_issue_comment": 0.0, "get_pull_request": -1.0, "none": -6.0}, ["webapp", "31", "LGTM"])
+    decision = Router(RouterOptions(write_examples=False)).decide(
+        provider, [COMMENT, GET_PR], "comment LGTM on PR 31 of webapp", "en")
+    assert (decision.tool, decision.params) == ("add_issue_comment", {"repo": "webapp", "issue_number": "31", "body": "LGTM"})

@@ -508,9 +508,9 @@ def test_a_tool_whose_required_value_is_empty_is_not_called_and_one_character_is
     provider = ScoringProvider({"notes": 0.0, "none": -9.0, "list": 0.0}, ["记", ""])
     decision = Router(RouterOptions()).decide(provider, [NOTES], "看看我都记了什么", "zh")
     assert decision.tool == "notes" and decision.params == {"action": "list"}
-    latin = ScoringProvider({"notes": 0.0, "none": -9.0, "search": 0.0}, ["e", "7"])  # a letter goes, a digit stays
+    latin = ScoringProvider({"notes": 0.0, "none": -9.0, "delete": 0.0}, ["e", "7"])  # a letter goes, a digit stays
     decision = Router(RouterOptions()).decide(latin, [NOTES], "delete note 7", "en")
-    assert decision.params == {"action": "search", "id": "7"}
+    assert decision.params == {"action": "delete", "id": "7"}
 
 
 def test_extra_examples_feed_retrieval_and_few_shot_turns():

@@ -11,9 +11,10 @@ from agent.providers.base import (
     Provider, ProviderError, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
 )
 from agent.router.candidates import CJK, ToolIndex, in_english, index_for, needs_english
+from agent.router.choices import MemberMeaning, chosen_member
 from agent.router.glossary import RETRIEVAL_SENSES, gloss
 from agent.router.lists import listed_value
-from agent.router.fit import for_missing, for_numbers
+from agent.router.fit import for_identifiers, for_missing, for_numbers
 from agent.router.context import Context
 from agent.router.durations import in_unit
 from agent.router.encoder import encoder_for
@@ -22,6 +23,7 @@ from agent.router.options import RouterOptions
 from agent.router.schema_decision import decide_by_schema
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import followed_tools, marked_follow_up
+from agent.router.slugs import slug_part
 from agent.router.spoken import with_digits
 from agent.router.switches import said_choice
 from agent.router.valid import checked
@@ -154,7 +156,9 @@ class Router:
         prompt = self.decision_prompt(provider, manifests, text, language, context)
         scored = scored_decoding(provider)
         if scored is not None:
-            return self._decide_scored(scored, self._vectors(provider), prompt, text, context, self._meant(provider, prompt, text))
+            encoder = self._encoder(provider) if self.options.named_members and self.options.member_weight else None
+            return self._decide_scored(scored, self._vectors(provider), prompt, text, context, self._meant(provider, prompt, text),
+                                       MemberMeaning(encoder, text) if encoder is not None else None)
         return decide_by_schema(provider, prompt, text, context, self.options.leave_out_unsaid)
 
     def decision_prompt(self, provider: Provider, manifests: list[ToolManifest], text: str, language: str,
@@ -245,7 +249,7 @@ class Router:
         return core + (self.extras(provider, self._known_examples(provider, rest, language), text, context) if rest else [])
 
     def _decide_scored(self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt | ExtendedPrompt,
-                       text: str, context: Context, meant: dict[str, float]) -> Decision:
+                       text: str, context: Context, meant: dict[str, float], meaning: MemberMeaning | None = None) -> Decision:
         options = self.options
         turns = _fitting_turns(provider, prompt, text, context.turns(prompt.none))
         source = f"{text}\n{context.text()}" if context else text  # what values may be copied from
@@ -286,13 +290,13 @@ class Router:
             if chosen == prompt.none:
                 return no_tool
             start = cursor.mark()
-            params, missing = self._write_call(cursor, prompt.manifests[chosen], quote, source, text)
+            params, missing = self._write_call(cursor, prompt.manifests[chosen], quote, source, text, meaning)
             # a number the message states has no place in this call, or a value it requires is stated nowhere
             # ("拉萨现在多少华氏度", "cancel booking QX7F2K" chose modifying it): a close tool's call (agent.router.fit);
             # or the call names another tool as where to look
             for other in self._others(prompt, scores, chosen, params, text, missing):
                 cursor.rewind(start)
-                other_params, other_missing = self._write_call(cursor, prompt.manifests[other], quote, source, text)
+                other_params, other_missing = self._write_call(cursor, prompt.manifests[other], quote, source, text, meaning)
                 if not other_missing:
                     chosen, params, missing = other, other_params, ""
                     break
@@ -306,15 +310,18 @@ class Router:
         return Decision(chosen, params, scores, model, nearest)
 
     def _write_call(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
-                    text: str) -> tuple[dict[str, Any], str]:
+                    text: str, meaning: MemberMeaning | None = None) -> tuple[dict[str, Any], str]:
         """Write the call of ``manifest``'s tool: its name, then each parameter's value (an enum's likeliest member; a
         required value may come from the conversation ``source``, an optional one only from the message ``text``).
-        Returns the values, and the first required parameter the message has nothing for ("" when none)."""
+        Returns the values, and the first required parameter the message has nothing for ("" when none). ``meaning``:
+        how close an enum's members come to the message's words (:mod:`agent.router.choices`), for a tool that came
+        without examples of its own ("「ゴミ出しは火曜」ってメモして" is no note to delete, though "trash" is close to it)."""
         cursor.extend(f'{opening(quote)}{manifest.name}", "params": {{')
-        return checked(manifest, *self._write_params(cursor, manifest, quote, source, text), on=self.options.valid_values)
+        meaning = None if manifest.examples else meaning  # a tool's own examples show the model its members
+        return checked(manifest, *self._write_params(cursor, manifest, quote, source, text, meaning), on=self.options.valid_values)
 
     def _write_params(self, cursor: ReplyCursor, manifest: ToolManifest, quote: str, source: str,
-                      text: str) -> tuple[dict[str, Any], str]:
+                      text: str, meaning: MemberMeaning | None = None) -> tuple[dict[str, Any], str]:
         """Write each parameter of ``manifest`` (see :meth:`_write_call`); an object of named members by :meth:`_write_object`."""
         params: dict[str, Any] = {}
         framed = 0  # keys written into the frame
@@ -326,15 +333,18 @@ class Router:
                 continue  # an optional value that could only be empty ("guests" of a message with no number)
             framed += 1
             if inner is not None:
-                value: Any = self._write_object(cursor, inner, lead, quote, source, text)
+                value: Any = self._write_object(cursor, inner, lead, quote, source, text, meaning)
             elif values:
                 cursor.extend(lead + quote)
                 value_scores = cursor.option_logprobs([f'{opening(quote)}{v}"' for v in values])
-                value = max(values, key=lambda v: value_scores[f'{opening(quote)}{v}"'])
+                by_member = {v: value_scores[f'{opening(quote)}{v}"'] for v in values}
+                default = None if key in manifest.required else value_schema(manifest, key).get("default")
+                value = chosen_member(values, by_member, text, meaning, self.options.member_weight, default) \
+                    if self.options.named_members else max(values, key=by_member.__getitem__)
                 cursor.extend(f'{opening(quote)}{value}"')
             else:
                 cursor.extend(lead + quote)
-                value = self._value(cursor, manifest, key, source if key in manifest.required else text)
+                value = self._value(cursor, manifest, key, source if key in manifest.required else text, params)
             if value and key not in manifest.required and self.options.said_choices and not said_choice(manifest, key, value, text):
                 value = ""  # an optional switch or object the message does not speak of (agent.router.switches)
             if value:
@@ -344,11 +354,11 @@ class Router:
         return params, ""
 
     def _write_object(self, cursor: ReplyCursor, inner: ToolManifest, lead: str, quote: str, source: str,
-                      text: str) -> dict[str, Any]:
+                      text: str, meaning: MemberMeaning | None = None) -> dict[str, Any]:
         """Write an object member by member, as parameters of their own; returns the members that state
         something (none: the object is not given, and a required one is missing)."""
         cursor.extend(lead + " {")
-        written, missing = self._write_params(cursor, inner, quote, source, text)
+        written, missing = self._write_params(cursor, inner, quote, source, text, meaning)
         cursor.extend("}")
         if missing:
             return {}
@@ -371,14 +381,19 @@ class Router:
         said, margin = self._numbers_said(text), self.options.number_margin
         if missing:
             return for_missing(prompt, scores, chosen, missing, said, margin)
+        if identified := for_identifiers(prompt, scores, chosen, params, text, margin):
+            return identified
         if numbered := for_numbers(prompt, scores, chosen, params, said, margin):
             return numbered
         named = named_tool(prompt.manifests, chosen, params, text)
         return [named] if named else []
 
-    def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
+    def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str, written: dict[str, Any]) -> str:
         start = cursor.mark()
-        value = self._written_value(cursor, manifest, key, text)
+        value = self._written_value(cursor, manifest, key, text, written)
+        if self.options.value_forms and (part := slug_part(manifest, key, value, written, text)) != value:
+            rewrite(cursor, start, part, self.options.model_quotes)  # "myowner" where the message says "acme/webapp"
+            return part
         if value_schema(manifest, key).get("type") in ("number", "integer"):
             # "0." is a number begun; "3" of "3万円" is 30000, "2" of "两个小时" 120 minutes; the rest read the message as copied
             value = in_unit(manifest, key, scaled(value.rstrip(".,"), text), text) if self.options.value_forms else scaled(value.rstrip(".,"), text)
@@ -396,11 +411,14 @@ class Router:
             return items
         return value
 
-    def _written_value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str) -> str:
+    def _written_value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str,
+                       written: dict[str, Any] | None = None) -> str:
         """Write one parameter value. A value in another script than the message (a name the model
         translated, e.g. Tokyo for 东京), or a Chinese/Japanese word the message does not contain, is
         written again, copied from the message; a value whose description asks for a form (an IANA
-        zone, a currency code: :mod:`agent.router.forms`) is written in it."""
+        zone, a currency code: :mod:`agent.router.forms`) is written in it; a date the message does not name is the
+        one it names that no value ``written`` before holds ("from Dec 22 2026 to Jan 2 2027": the end is Jan 2, not the
+        model's 2027-01-01)."""
         options = self.options
         start = cursor.mark()
         filters = value_filters(manifest, key, text, options)
@@ -434,7 +452,8 @@ class Router:
             if normal is None:  # a bare number is no code, "lights" no colour: an optional one is left out
                 return value if not form.closed and (key in manifest.required or re.search(r"[^\W\d_]", value)) else ""
         if form.said and normal not in stated:  # a date the message does not name is made up: the one it names, or none
-            normal = next(iter(stated)) if len(stated) == 1 else ""
+            left = [v for v in named_here if v not in {str(w) for w in (written or {}).values()}]
+            normal = next(iter(stated)) if len(stated) == 1 else left[0] if len(left) == 1 else ""
             if not normal:
                 return ""
         rewrite(cursor, start, normal, "opening" in filters)  # "Europe/London" for 伦敦: as the tool asks

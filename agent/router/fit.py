@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent.router.candidates import terms
 from agent.router.prompt import DecisionPrompt, ExtendedPrompt, value_schema
-from agent.router.values import loose_numbers, takes_number
+from agent.router.values import ID_KEY, loose_numbers, takes_number
+from agent.toolkit.base import ToolManifest
 
 #: at most this many close tools are written when the chosen one's call misses a required value
 TRIED = 2
@@ -34,6 +36,51 @@ def for_numbers(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float
     if not loose or takes_number(prompt.manifests[chosen], loose):
         return []
     return [name for name in close_tools(prompt, scores, chosen, margin) if takes_number(prompt.manifests[name], loose)][:1]
+
+
+#: a thing named by its number: "issue 101", "PR #15", "order no. 5521" (the word, the number)
+_NUMBERED_THING = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z-]{1,20})\s*(?:no\.\s*|number\s+)?#?\s*([0-9]+)(?![\w.:/-])", re.IGNORECASE)
+#: words before a number that name no thing ("at 15", "last 30", "top 5")
+_NO_THING = frozenset("at on in by for to of from until till and or the is are was be about over under than with "
+                      "last next first top every each per page after before since around only up down plus minus "
+                      "times x".split())
+
+
+def for_identifiers(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str, params: dict[str, Any],
+                    message: str, margin: float) -> list[str]:
+    """When ``message`` names a thing by its number ("issue 101", "the details of PR 15") and ``chosen`` has no
+    identifier parameter for that thing ("list_issues" of "看一下 acme/webapp 的 issue 101"): of the close tools with
+    a required one (``issue_number``; ``pull_number``, "Pull request number", for "PR"), the one of the fewest
+    parameters (the thing itself rather than something done to it, which the model would have chosen), the better
+    scored of those."""
+    things = [(word, number) for word, number in _NUMBERED_THING.findall(message) if word.casefold() not in _NO_THING]
+    manifest = prompt.manifests[chosen]
+    for word, number in things:
+        if _identifies(manifest, word, manifest.parameters) or any(
+                ID_KEY.search(key) and str(value) == number for key, value in params.items()):
+            continue
+        close = close_tools(prompt, scores, chosen, margin)  # the best first
+        fitting = [name for name in close if _identifies(prompt.manifests[name], word, prompt.manifests[name].required)]
+        if fitting:
+            return [min(fitting, key=lambda name: len(prompt.manifests[name].parameters))]
+    return []
+
+
+def _identifies(manifest: ToolManifest, word: str, keys: Any) -> bool:
+    """Whether one of ``keys`` of ``manifest`` is an identifier (``*_id``, ``*_number`` …) of the thing ``word``
+    names: a word of the key, its description or the tool's description ("Add a comment to an issue or pull
+    request"), or those words' initials ("PR" of "Pull request number")."""
+    for key in keys:
+        if not ID_KEY.search(key):
+            continue
+        said = f"{key} {manifest.parameters.get(key, '')} {manifest.description}".replace("_", " ")
+        if set(terms(word)) <= set(terms(said)):
+            return True
+        words = re.findall(r"[a-z]+", said.casefold())
+        initials = ["".join(w[0] for w in words[i:i + len(word)]) for i in range(len(words))]
+        if len(word) >= 2 and word.casefold() in initials:
+            return True
+    return False
 
 
 def for_missing(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str, missing: str,

@@ -33,6 +33,8 @@ class RouterOptions:
     whole_words: bool = True  # a copied value is the whole word it was cut from; a place name the model could not copy, the message's
     lists: bool = True  # a list parameter's value with the items the message lists with the one written ("ui と bug")
     said_choices: bool = True  # an optional boolean against its default, or object, only when the message speaks of it
+    named_members: bool = True  # an enum member the message names by its words, over the model's pick it names not
+    member_weight: float = 10.0  # ... and where it names none, times an enum member's closeness to the message's words (encoder)
     valid_values: bool = True  # a written value its parameter's JSON schema refuses: left out, or (required) missing
     value_forms: bool = True  # a value whose description asks for an IANA zone or a currency code is written in that form
     copy_numbers: bool = True  # a required number, when the message has digits: copied from the message

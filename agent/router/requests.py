@@ -64,12 +64,19 @@ _CLAUSE = re.compile(r"^\s*(?:it|it's|its|that|that's|this|they|they're|he|she|i
 _EDGE = re.compile(r"^[\s,，、.;；]+|[\s,，、;；]+$")
 
 
+# the "and" of a span: "between 10:00 and 12:00", "between May 3 and May 9" (one value's two ends, not two requests)
+_BETWEEN = re.compile(r"\b(between\s+(?:\S+\s+){0,3}?\S+?)\s+and\s+", re.IGNORECASE)
+_KEPT_AND = "\ue000"
+
+
 def split_requests(text: str) -> list[str]:
     """The parts of ``text`` that may each be a request: by sentences and connectors, and when that
-    gives one part, by coordinators. A single part when nothing divides it."""
-    parts = _pieces(_SENTENCES, [text])
+    gives one part, by coordinators (not the "and" of "between … and …"). A single part when nothing
+    divides it."""
+    kept = _BETWEEN.sub(lambda m: f"{m.group(1)} {_KEPT_AND} ", text)
+    parts = _pieces(_SENTENCES, [kept])
     parts = _pieces(_CONNECTORS, parts)
-    parts = _pieces(_COORDINATORS, parts)
+    parts = [part.replace(_KEPT_AND, "and") for part in _pieces(_COORDINATORS, parts)]
     return parts[:MAX_PARTS] if len(parts) > 1 else [text.strip()]
 
 
