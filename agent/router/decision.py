@@ -14,7 +14,7 @@ from agent.router.candidates import CJK, ToolIndex, in_english, index_for, needs
 from agent.router.choices import MemberMeaning, chosen_member
 from agent.router.glossary import RETRIEVAL_SENSES, gloss
 from agent.router.lists import listed_value
-from agent.router.fit import for_identifiers, for_missing, for_numbers
+from agent.router.fit import others
 from agent.router.context import Context
 from agent.router.durations import in_unit
 from agent.router.encoder import encoder_for
@@ -31,7 +31,7 @@ from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
 from agent.router.values import (
-    ID_KEY, clean_value, completed, foreign, in_range, invented, means_empty, named, named_tool, numberless, opening,
+    ID_KEY, clean_value, completed, foreign, in_range, invented, means_empty, named, numberless, opening,
     nothing_to_write, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
 )
 from agent.toolkit.base import ToolManifest, members
@@ -294,7 +294,7 @@ class Router:
             # a number the message states has no place in this call, or a value it requires is stated nowhere
             # ("拉萨现在多少华氏度", "cancel booking QX7F2K" chose modifying it): a close tool's call (agent.router.fit);
             # or the call names another tool as where to look
-            for other in self._others(prompt, scores, chosen, params, text, missing):
+            for other in others(prompt, scores, chosen, params, text, self._numbers_said(text), missing, options):
                 cursor.rewind(start)
                 other_params, other_missing = self._write_call(cursor, prompt.manifests[other], quote, source, text, meaning)
                 if not other_missing:
@@ -371,22 +371,6 @@ class Router:
     def _numbers_said(self, text: str) -> str:
         """``text`` as its numbers are counted: words in digits, dates and times left out (no 2 of "May 2")."""
         return without_dates(with_digits(text) if self.options.spoken_numbers else text)
-
-    def _others(self, prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str,
-                params: dict[str, Any], text: str, missing: str) -> list[str]:
-        """The tools to write instead of ``chosen``, in turn, until one's call misses nothing (with
-        ``number_fit``, see :mod:`agent.router.fit`)."""
-        if not self.options.number_fit:
-            return []
-        said, margin = self._numbers_said(text), self.options.number_margin
-        if missing:
-            return for_missing(prompt, scores, chosen, missing, said, margin)
-        if identified := for_identifiers(prompt, scores, chosen, params, text, margin):
-            return identified
-        if numbered := for_numbers(prompt, scores, chosen, params, said, margin):
-            return numbered
-        named = named_tool(prompt.manifests, chosen, params, text)
-        return [named] if named else []
 
     def _value(self, cursor: ReplyCursor, manifest: ToolManifest, key: str, text: str, written: dict[str, Any]) -> str:
         start = cursor.mark()

@@ -13,12 +13,31 @@ import re
 from typing import Any
 
 from agent.router.candidates import terms
+from agent.router.options import RouterOptions
 from agent.router.prompt import DecisionPrompt, ExtendedPrompt, value_schema
-from agent.router.values import ID_KEY, loose_numbers, takes_number
+from agent.router.values import ID_KEY, loose_numbers, named_tool, takes_number
 from agent.toolkit.base import ToolManifest
 
 #: at most this many close tools are written when the chosen one's call misses a required value
 TRIED = 2
+
+
+def others(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str, params: dict[str, Any], text: str,
+           numbers_said: str, missing: str, options: RouterOptions) -> list[str]:
+    """The tools to write instead of ``chosen``, in turn, until one's call misses nothing (with ``number_fit``): for a
+    required value ``missing``, for a thing ``text`` names by its number, for a number it states (``numbers_said``: as
+    its numbers are counted) that the call has no place for, or the tool the call names as where to look."""
+    if not options.number_fit:
+        return []
+    margin = options.number_margin
+    if missing:
+        return for_missing(prompt, scores, chosen, missing, numbers_said, margin)
+    if identified := for_identifiers(prompt, scores, chosen, params, text, margin):
+        return identified
+    if numbered := for_numbers(prompt, scores, chosen, params, numbers_said, margin):
+        return numbered
+    named = named_tool(prompt.manifests, chosen, params, text)
+    return [named] if named else []
 
 
 def close_tools(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str, margin: float) -> list[str]:
