@@ -1,5 +1,7 @@
 """A close tool is called when the chosen one's call misses a value the message has nothing for."""
 
+import time
+
 import pytest
 
 from agent.router import Router, RouterOptions
@@ -131,3 +133,30 @@ def test_a_tool_whose_description_names_the_thing_identifies_it():
     decision = Router(RouterOptions(write_examples=False)).decide(
         provider, [COMMENT, GET_PR], "comment LGTM on PR 31 of webapp", "en")
     assert (decision.tool, decision.params) == ("add_issue_comment", {"repo": "webapp", "issue_number": "31", "body": "LGTM"})
+
+
+@pytest.mark.parametrize("read, piece", [
+    ("things", "ab{}"),  # a word, then a long run of spaces and no number
+    ("slugs", "a/{}"),
+    ("between", "between x{} and"),
+])
+def test_a_long_message_is_read_once_for_numbered_things_repositories_and_spans(read, piece):
+    # attack: a pasted text whose run a pattern could divide in many ways (two runs of spaces side by side took the
+    # square of the run's length); the cost of a run eight times as long stays near eight times the cost
+    from agent.router.fit import _NUMBERED_THING
+    from agent.router.requests import split_requests
+    from agent.router.slugs import slugs
+
+    reader = {"things": _NUMBERED_THING.findall, "slugs": slugs, "between": split_requests}[read]
+    run = {"things": " ", "slugs": "a/", "between": "x"}[read]
+
+    def cost(length: int) -> float:
+        said = piece.format(run * length)
+        runs = []
+        for _ in range(3):
+            started = time.process_time()
+            reader(said)
+            runs.append(time.process_time() - started)
+        return sorted(runs)[1]
+
+    assert cost(32000) < 24 * max(cost(4000), 1e-4)

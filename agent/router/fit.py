@@ -58,7 +58,7 @@ def for_numbers(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float
 
 
 #: a thing named by its number: "issue 101", "PR #15", "order no. 5521" (the word, the number)
-_NUMBERED_THING = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z-]{1,20})\s*(?:no\.\s*|number\s+)?#?\s*([0-9]+)(?![\w.:/-])", re.IGNORECASE)
+_NUMBERED_THING = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z-]{1,20})\s*(?:no\.\s*|number\s+|#\s*)?([0-9]+)(?![\w.:/-])", re.IGNORECASE)
 #: words before a number that name no thing ("at 15", "last 30", "top 5")
 _NO_THING = frozenset("at on in by for to of from until till and or the is are was be about over under than with "
                       "last next first top every each per page after before since around only up down plus minus "
