@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from dataclasses import replace
 
 import pytest
@@ -16,6 +15,7 @@ from agent.router.tool_texts import described, indexed, kinds_of_values
 from agent.router.context import Call, Context, Exchange
 from agent.tools import ToolManifest
 from bench.scale.tools import generated
+from tests.helpers.cost import cpu_seconds
 from tests.test_routing import CALC, NOTES, WEATHER, ScoringProvider
 
 MANY = [WEATHER, NOTES, CALC, *generated(997)]
@@ -116,16 +116,8 @@ def test_an_identifier_says_what_it_identifies_and_a_value_what_kind_it_is():
 def test_a_long_message_without_an_address_or_a_path_is_read_once_not_once_from_every_character(piece):
     # attack: a pasted text of one long run made the address and path patterns start again at every character
     # (seconds for 50,000 characters, growing with the square of the length); now the cost grows with the length
-    def cost(text: str) -> float:
-        runs = []
-        for _ in range(3):
-            started = time.process_time()
-            kinds_of_values(text)
-            runs.append(time.process_time() - started)
-        return sorted(runs)[1]
-
     short = piece * (4000 // len(piece))
-    assert cost(short * 8) < 24 * max(cost(short), 1e-4)  # eight times the text; the square of it would be 64 times
+    assert cpu_seconds(kinds_of_values, short * 8) < 24 * max(cpu_seconds(kinds_of_values, short), 1e-4)  # eight times the text; the square of it would be 64 times
 
 
 def test_a_tool_the_message_names_is_always_a_candidate():

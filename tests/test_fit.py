@@ -1,11 +1,10 @@
 """A close tool is called when the chosen one's call misses a value the message has nothing for."""
 
-import time
-
 import pytest
 
 from agent.router import Router, RouterOptions
 from agent.toolkit.base import ToolManifest
+from tests.helpers.cost import cpu_seconds
 from tests.test_routing import ScoringProvider
 
 MODIFY = ToolManifest("modify_booking", "Change a booking's dates, seats or travellers.",
@@ -150,13 +149,5 @@ def test_a_long_message_is_read_once_for_numbered_things_repositories_and_spans(
     reader = {"things": _NUMBERED_THING.findall, "slugs": slugs, "between": split_requests}[read]
     run = {"things": " ", "slugs": "a/", "between": "x"}[read]
 
-    def cost(length: int) -> float:
-        said = piece.format(run * length)
-        runs = []
-        for _ in range(3):
-            started = time.process_time()
-            reader(said)
-            runs.append(time.process_time() - started)
-        return sorted(runs)[1]
-
-    assert cost(32000) < 24 * max(cost(4000), 1e-4)
+    long, short = piece.format(run * 32000), piece.format(run * 4000)
+    assert cpu_seconds(reader, long) < 24 * max(cpu_seconds(reader, short), 1e-4)

@@ -98,7 +98,7 @@ def _word_runs(message: str) -> list[str]:
     """The runs of one to :data:`RUN` consecutive words of ``message`` in English (a Chinese or Japanese one's
     gloss), its dates and numbered days and months left out, words that say nothing alone (a, the, of …) not
     runs of their own."""
-    said = _NUMBERED.sub(" ", without_dates(message))
+    said = _said(message)
     english = gloss(said) if CJK.search(said) else said
     words = [w for w in _ENGLISH_WORD.findall(english)]
     runs = {" ".join(words[i:i + n]) for n in range(1, RUN + 1) for i in range(len(words) - n + 1)
@@ -106,10 +106,12 @@ def _word_runs(message: str) -> list[str]:
     return sorted(runs)
 
 
+def _said(message: str) -> str:
+    """``message`` without its dates and numbered days and months."""
+    return _NUMBERED.sub(" ", without_dates(message))
+
+
 def _heard(message: str) -> set[str]:
     """The words of ``message``, with its English gloss when it is Chinese or Japanese."""
-    said = _NUMBERED.sub(" ", without_dates(message))
-    heard = set(terms(said))
-    if CJK.search(said):
-        heard |= set(terms(gloss(said)))
-    return heard
+    said = _said(message)
+    return set(terms(said)) | (set(terms(gloss(said))) if CJK.search(said) else set())
