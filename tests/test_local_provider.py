@@ -39,8 +39,9 @@ from agent.providers.llama import (
     SentenceVectorContext,
 )
 from agent.providers.llama.adapter import LLAMA_CPP_VERSION, ChatTemplate, LlamaModel, import_llama_cpp, sequences_at_most
-from tests.helpers.wttr import WttrStandIn
+from tests.helpers.cost import cpu_seconds
 from tests.helpers.cursor import longest_pieces
+from tests.helpers.wttr import WttrStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -273,6 +274,38 @@ class _ScriptedModel:
 
     def is_control(self, token: int) -> bool:
         return False
+
+
+def test_a_copied_value_does_not_begin_inside_a_word_or_a_number_of_the_message():
+    """The model means "1" of an identifier it made up: copying it out of "pf_2231" would give a digit
+    of the identifier, no value the message gives; a copy begins where a run of letters or digits does."""
+    from agent.providers.llama.cursor import _substring_of
+
+    model = _ScriptedModel({b"": [2, 4], b"1": [4, 3]})
+    cursor = ReplyCursor(None, model, model.logits())  # type: ignore[arg-type]
+    assert cursor.until('"', copy_from="fine pf_2231") == ""
+    model = _ScriptedModel({b"": [2, 4], b"1": [4, 3]})
+    cursor = ReplyCursor(None, model, model.logits())  # type: ignore[arg-type]
+    assert cursor.until('"', copy_from="fine 1 of pf_2231") == "1"
+    piece = _substring_of("駐車違反 pf_2231 の詳細, 5kg in Tokyo")
+    assert all(piece(text.encode()) for text in ("", "pf_2231", "2231", "_2231", "kg", "Tokyo", "駐車", "の詳細", "5kg in"))
+    assert not any(piece(text.encode()) for text in ("1", "231", "f_2231", "okyo", "g in", "Osaka"))
+
+
+@pytest.mark.parametrize("run", ["a", "7"])
+def test_a_copy_out_of_a_long_run_of_one_letter_or_digit_costs_its_length(run):
+    """Attack: a message of one letter or digit repeated: whether a piece begins a run reads it once."""
+    from agent.providers.llama.cursor import _substring_of
+
+    lead = {"a": "b", "7": "1"}[run]
+
+    def read(source: str) -> None:
+        piece = _substring_of(source)
+        for length in (1, 2, 8, 64):
+            assert not piece((run * length).encode())  # inside the run, past its first character
+            assert piece((lead + run * length).encode())  # where the run begins
+    short, long = f"{lead}{run * 2000} y", f"{lead}{run * 16000} y"
+    assert cpu_seconds(read, long) < 24 * max(cpu_seconds(read, short), 1e-4)
 
 
 def test_an_opening_begun_by_a_lone_space_that_leads_nowhere_is_written_whole_instead():

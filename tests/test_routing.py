@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from agent.i18n import detect_language
 from agent.providers.base import Capabilities, Completion
 from agent.providers.fake import ScriptedProvider
 from agent.router import DecisionPrompt, Router, RouterOptions, RouterProtocol
+from agent.router.prompt import ExtendedPrompt
 from agent.router.texts import NO_TOOL_LOOKUP, NO_TOOL_SHOTS
 from agent.router.schema_decision import validated
 from agent.tools import ToolManifest, ToolRegistry
@@ -896,6 +898,34 @@ def test_the_encoder_reads_a_chinese_or_japanese_message_glossed_and_never_a_too
     # a tool described in Chinese is not put to an encoder that reads English
     chinese = ToolManifest("set_blinds", "调节房间的百叶窗", {"room": "房间"}, [], required=["room"])
     assert DecisionPrompt([chinese, LOCK], "zh", options).meant.names == ["lock_door"]
+
+
+def test_a_retrieved_tool_without_examples_is_judged_by_the_encoder_as_one_in_the_prompt(encoder):
+    """Among many tools, a tool outside the core that retrieval lists for the message gets the encoder's
+    evidence too (a tool with examples of its own, or one described in Chinese, does not)."""
+    core = [ToolManifest(f"core_{i}", f"Core tool {i}", {"x": "X"}, [f"core example {i}"], required=["x"]) for i in range(4)]
+    curtains = ToolManifest("set_curtains", "Open or close the curtains (blinds) of a room", {"room": "The room"}, ["draw the blinds"],
+                            required=["room"])
+    chinese = ToolManifest("lock_gate", "锁上大门 (door lock)", {"gate": "门"}, [], required=["gate"])
+    many = [*core, BLINDS, LOCK, curtains, chinese]
+    options = replace(ENCODED, candidates=7, retrieved=4, one_prompt_up_to=0)
+    scores = {**SCORES, "set_curtains": -4.0, "lock_gate": -5.0, **{m.name: -9.0 for m in core}}
+    router = Router(options)
+    assert [m.name for m in router.split(many)[1]] == ["core_3", "set_blinds", "lock_door", "set_curtains", "lock_gate"]
+    text = "close the office blinds halfway"
+    assert {"set_blinds", "set_curtains"} <= {m.name for m in router.candidates(PreparingProvider(scores), many, text)[3:]}
+    decided = router.decide(PreparingProvider(scores, ["office"]), many, text, "en")
+    assert decided.tool == "set_blinds" and decided.params == {"room": "office"}
+    assert decided.scores["set_blinds"] == pytest.approx(-4.0 + 10.0 * (1.0 - 0.3))  # the lever, as in one prompt
+    assert decided.scores["set_curtains"] == pytest.approx(-4.0)  # examples of its own: no encoder evidence
+    off = Router(replace(options, meant_weight=0.0)).decide(PreparingProvider(scores, ["office"]), many, text, "en")
+    assert off.tool is None and off.scores["set_blinds"] == pytest.approx(-4.0)
+    # what the encoder reads of the listed tools: neither one with examples nor one described in Chinese
+    rest = router.split(many)[1]
+    index = router.index(rest)
+    extended = ExtendedPrompt(DecisionPrompt(core[:3], "en", options, more=True), rest[1:], "en", index.vectors, index.described)
+    assert set(extended.meant.scores(encoder, "lock the door")) == {"set_blinds", "lock_door"}
+    assert extended.meant.scores(encoder, "lock the door")["lock_door"] > 0.9
 
 
 def test_a_piece_of_another_number_is_no_name_the_message_gives():

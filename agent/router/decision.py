@@ -170,7 +170,8 @@ class Router:
         if not rest:
             return prompt
         rest = self._known_examples(provider, rest, language)
-        return ExtendedPrompt(prompt, self.extras(provider, rest, text, context), language, self.index(rest).vectors)
+        index = self.index(rest)
+        return ExtendedPrompt(prompt, self.extras(provider, rest, text, context), language, index.vectors, index.described)
 
     def _writes_all(self, core: list[ToolManifest], rest: list[ToolManifest]) -> bool:
         """Whether preparing writes examples for the tools outside the core too (``write_all_up_to``):

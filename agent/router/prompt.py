@@ -113,15 +113,22 @@ class ExtendedPrompt:
     """A prepared prompt and, for one message, more tools found by retrieval: listed in the message's
     turn, so that the prompt's prefix (whose state the provider keeps) stays the same for every message."""
 
-    def __init__(self, base: DecisionPrompt, extras: list[ToolManifest], language: str, vectors: ExampleVectors):
+    def __init__(self, base: DecisionPrompt, extras: list[ToolManifest], language: str, vectors: ExampleVectors,
+                 meant: ExampleVectors | None = None):
+        """``vectors``: the chat model's vectors of every retrievable tool's examples (or description);
+        ``meant``: a sentence encoder's texts of those tools (what each does, said in words), which weigh
+        an extra tool without examples of its own as :attr:`DecisionPrompt.meant` weighs one in the prompt."""
         self.prefix = base.prefix
         self.none = base.none
         self.manifests = {**base.manifests, **{m.name: m for m in extras if m.name != base.none}}
         self.listed = {m.name for m in extras if m.name not in base.manifests and m.name != base.none}
         self.link_tools = base.link_tools | {m.name for m in extras if any(is_link(m, key) for key in m.required)}
         self.examples = _Joined(base.examples, vectors, [m.name for m in extras])
-        self.described = base.described  # the core's (the extras are judged by their examples' vectors alone)
-        self.meant = base.meant
+        # the chat model's vectors of an extra's description are not computed for each message: the core's only
+        self.described = base.described
+        plain = [m.name for m in extras if m.name in self.listed and not m.examples and meant is not None
+                 and m.name in meant.documents and not CJK.search(meant.documents[m.name][0])]
+        self.meant = _Joined(base.meant, meant, plain, only_found=True) if plain and meant is not None else base.meant
         self.words = WordMatch([*base.manifests.values(), *extras]) if extras else base.words
         listing = "\n".join(_describe(m) for m in extras)
         self.more = pick(MORE_TOOLS, language).format(tools=listing) if extras else ""
@@ -135,14 +142,18 @@ class ExtendedPrompt:
 
 
 class _Joined:
-    """The prompt's example vectors, and those of the extra tools from the index's vectors."""
+    """The prompt's vectors, and those of the extra tools from the index's. ``only_found``: an extra the
+    index has no text for gets no score (else 0)."""
 
-    def __init__(self, base: ExampleVectors, index: ExampleVectors, extras: list[str]):
-        self.base, self.index, self.extras = base, index, extras
+    def __init__(self, base: ExampleVectors, index: ExampleVectors, extras: list[str], only_found: bool = False):
+        self.base, self.index, self.extras, self.only_found = base, index, extras, only_found
+        self.texts = [*base.texts, *(text for name, text in zip(index.owners, index.texts) if name in extras)]
 
     def scores(self, provider: Any, text: str) -> dict[str, float]:
         found = self.index.scores(provider, text) if self.extras else {}
-        return {**self.base.scores(provider, text), **{name: found.get(name, 0.0) for name in self.extras}}
+        mine = {name: found[name] for name in self.extras if name in found} if self.only_found \
+            else {name: found.get(name, 0.0) for name in self.extras}
+        return {**self.base.scores(provider, text), **mine}
 
 
 class WordMatch:

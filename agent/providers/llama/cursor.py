@@ -8,6 +8,7 @@ with what comes next.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -295,7 +296,21 @@ class ReplyCursor:
 
 
 def _substring_of(source: str | None) -> Callable[[bytes], bool] | None:
+    """Whether a text is a piece of ``source`` that does not begin inside one of its runs of Latin
+    letters or of digits: "1" of "pf_2231" or "ok" of "Tokyo" is no value the message gives ("2231" of
+    "pf_2231" and "kg" of "5kg" are)."""
     if source is None:
         return None
     encoded = source.encode("utf-8")
-    return lambda text: text in encoded
+
+    def piece(text: bytes) -> bool:
+        if text not in encoded:
+            return False
+        run = _DIGIT if text[:1].isdigit() else _LETTER if text[:1].isalpha() else None
+        return run is None or re.search(run + re.escape(text), encoded) is not None
+
+    return piece
+
+
+#: a position not inside a run of digits, or of ASCII letters
+_DIGIT, _LETTER = rb"(?<![0-9])", rb"(?<![A-Za-z])"
