@@ -126,9 +126,9 @@ class ExtendedPrompt:
         self.examples = _Joined(base.examples, vectors, [m.name for m in extras])
         # the chat model's vectors of an extra's description are not computed for each message: the core's only
         self.described = base.described
-        plain = [m.name for m in extras if m.name in self.listed and not m.examples and meant is not None
-                 and m.name in meant.documents and not CJK.search(meant.documents[m.name][0])]
-        self.meant = _Joined(base.meant, meant, plain, only_found=True) if plain and meant is not None else base.meant
+        plain = [] if meant is None else [m.name for m in extras if m.name in self.listed and not m.examples
+                                          and m.name in meant.documents and not CJK.search(meant.documents[m.name][0])]
+        self.meant = _Joined(base.meant, meant, plain) if plain else base.meant
         self.words = WordMatch([*base.manifests.values(), *extras]) if extras else base.words
         listing = "\n".join(_describe(m) for m in extras)
         self.more = pick(MORE_TOOLS, language).format(tools=listing) if extras else ""
@@ -142,18 +142,18 @@ class ExtendedPrompt:
 
 
 class _Joined:
-    """The prompt's vectors, and those of the extra tools from the index's. ``only_found``: an extra the
-    index has no text for gets no score (else 0)."""
+    """The prompt's vectors, and those of the extra tools from the index's (0 for an extra it has no text for)."""
 
-    def __init__(self, base: ExampleVectors, index: ExampleVectors, extras: list[str], only_found: bool = False):
-        self.base, self.index, self.extras, self.only_found = base, index, extras, only_found
-        self.texts = [*base.texts, *(text for name, text in zip(index.owners, index.texts) if name in extras)]
+    def __init__(self, base: ExampleVectors, index: ExampleVectors, extras: list[str]):
+        self.base, self.index, self.extras = base, index, extras
+
+    @property
+    def texts(self) -> list[str]:
+        return [*self.base.texts, *(text for name, text in zip(self.index.owners, self.index.texts) if name in self.extras)]
 
     def scores(self, provider: Any, text: str) -> dict[str, float]:
         found = self.index.scores(provider, text) if self.extras else {}
-        mine = {name: found[name] for name in self.extras if name in found} if self.only_found \
-            else {name: found.get(name, 0.0) for name in self.extras}
-        return {**self.base.scores(provider, text), **mine}
+        return {**self.base.scores(provider, text), **{name: found.get(name, 0.0) for name in self.extras}}
 
 
 class WordMatch:
