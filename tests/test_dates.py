@@ -120,6 +120,9 @@ def test_a_count_is_not_copied_from_a_date():
     assert not only_empty(value_filters(trip, "passengers", "東京発、2027年7月20日出発、2人", RouterOptions()))
     assert dates.without_dates("next Friday for 3 people") == "next Friday for 3 people"
     assert dates.without_dates("朝8時以降、2人") == "朝  以降、2人" and dates.without_dates("at 7pm, 4 of us") == "at    , 4 of us"
+    # a day of every month is no count either, and says no "day" to an all-day switch; a building's number stays
+    assert dates.without_dates("每月 1 号开会") == "每月    开会" and dates.without_dates("毎月15日に払う") == "毎月   に払う"
+    assert dates.without_dates("3号楼每月3次") == "3号楼每月3次"
     year = ToolManifest("holidays", "Public holidays", {"year": "The year"}, ["Holidays in 2027"],
                         parameter_types={"year": "integer"}, required=["year"])
     counted = ScoringProvider({"holidays": 0.0, "none": -9.0}, ["2027"])

@@ -21,13 +21,23 @@ CEDICT = """\
 單 单 [dan1] /bill/list/form/
 刪除 删除 [shan1 chu2] /to delete/to cancel/
 我 我 [wo3] /I/me/my/
-的 的 [de5] /of/~'s (possessive particle)/
+的 的 [di4] /aim/clear/
+的 的 [de5] /of/~'s (possessive particle)/(used after an attribute)/(used to form a nominal expression)/
 張 张 [Zhang1] /surname Zhang/
 張 张 [zhang1] /to open up/classifier for flat objects, sheet/
 工單 工单 [gong1 dan1] /work order (Tw)/variant of 工作單/
 新建 新建 [Xin1 jian4] /Xinjian county in Nanchang/
 新建 新建 [xin1 jian4] /to build/newly built/
 東京 东京 [Dong1 jing1] /Tokyo, capital of Japan/
+告訴 告诉 [gao4 su4] /to press charges/to file a complaint against sb/
+告訴 告诉 [gao4 su5] /to tell/to inform/to let know/
+沒 没 [mo4] /drowned/to end/to die/to inundate/
+沒 没 [mei2] /(negative prefix for verbs)/have not/not/
+沒有 没有 [mei2 you3] /haven't/hasn't/
+沒事 没事 [mei2 shi4] /it's not important/
+沒用 没用 [mei2 yong4] /useless/
+沒錯 没错 [mei2 cuo4] /that's right/
+淹沒 淹没 [yan1 mo4] /to submerge/
 """
 
 EDICT = """\
@@ -37,6 +47,13 @@ EDICT = """\
 会議 [かいぎ] /(n,vs) (1) meeting/conference/(2) council/EntL1197860X/
 手管 [てくだ] /(n) wiles/trick/EntL1437490X/
 株価 [かぶか] /(n) stock prices/(P)/EntL1213780X/
+送る [おくる] /(v5r,vt) (1) to send/to dispatch/(2) to see off/EntL1401180X/
+教え [おしえ] /(n) teaching/instruction/EntL1234750X/
+教える [おしえる] /(v1,vt) (1) to teach/to instruct/(2) to tell/EntL1234760X/
+書 [しょ] /(n) (1) book/document/EntL1344250X/
+書く [かく] /(v5k,vt) (1) to write/to compose/EntL1344270X/
+高い [たかい] /(adj-i) (1) high/tall/EntL1280640X/
+見る [みる] /(v1,vt) (1) to see/to look/EntL1259290X/
 """
 
 
@@ -51,9 +68,13 @@ def test_cedict_senses_are_meanings_without_asides_or_a_verb_to():
     assert words["保险"] == ["insurance", "insure", "safe"]  # three senses kept (retrieval's gloss gives three)
     assert words["张"] == ["open up"]  # the surname's entry and a classifier say no meaning
     assert words["工单"] == ["work order"]  # "(Tw)" left out, a variant's pointer too
-    assert words["的"] == ["of"]
     assert words["新建"] == ["build", "newly built"]  # the common word before the place of that name
     assert words["东京"] == ["Tokyo, capital of Japan"]  # a name that is no common word means the name
+    # a word read two ways means what its reading with more senses means, grammar's counted too
+    assert words["告诉"] == ["tell", "inform", "let know"] and words["告訴"] == ["tell", "inform", "let know"]
+    assert words["的"] == ["of"]  # "of" (four senses, grammar's included) before "aim/clear", listed first
+    # ... and that more of the dictionary's words read so: 没 is "mei2" in four words, "mo4" in one
+    assert words["没"] == ["have not", "not"] and words["沒"] == ["have not", "not"]
 
 
 def test_edict_keeps_the_first_sense_and_katakana_readings_not_hiragana_ones():
@@ -80,6 +101,16 @@ def test_a_japanese_message_reads_the_japanese_dictionary_first_and_skips_hiraga
     # "てくだ" of "してください" is a word in hiragana: left out, as particles and endings are
     assert small.gloss("ファイルを削除してください") == "file deletion elimination"
     assert small.gloss("アップルの株価は？") == "？ stock prices"
+
+
+def test_a_japanese_verb_or_adjective_is_glossed_by_the_form_the_dictionary_lists(small):
+    # "送って" is no entry, and "教えて" would be "教え" (a noun) and "書いて" the kanji "書" (a book) without it
+    assert small.gloss("このファイルを送って") == "file send dispatch"
+    assert small.gloss("会議を教えてください") == "meeting conference teach instruct"
+    assert small.gloss("メモを書いて") == "write compose" and small.gloss("書きました") == "write compose"
+    assert small.gloss("見たい") == "see look" and small.gloss("高くて") == "high tall" and small.gloss("高かった") == "high tall"
+    assert small.gloss("教え") == "teaching instruction"  # a word the dictionary has is read as it is
+    assert small.gloss("送って", RETRIEVAL_SENSES) == "send dispatch"  # the first sense only ("(2) to see off" is not)
 
 
 def test_a_chinese_message_reaches_a_tool_described_in_english_by_its_gloss(small, monkeypatch):

@@ -33,6 +33,7 @@ CEDICT = """\
 每月 每月 [mei3 yue4] /each month/
 月 月 [yue4] /moon/month/
 牙醫 牙医 [ya2 yi1] /dentist/
+號 号 [hao4] /ordinal number/day of a month/mark/
 """
 
 
@@ -67,6 +68,9 @@ def test_a_chinese_message_speaks_of_a_switch_through_its_gloss(monkeypatch):
     assert said_choice(EVENT, "notify", "false", said)  # 邀请 → invite, 邮件 → email
     assert not said_choice(EVENT, "all_day", "true", quiet)
     assert said_choice(EVENT, "all_day", "true", "周五全天团建")  # 全天 → all day
+    # "每月 1 号": 号 is "day of a month" there, a date and no all-day event; the month is the repeat rule's
+    assert not said_choice(EVENT, "all_day", "true", "每月 1 号开月度总结会")
+    assert said_choice(EVENT, "recurrence", {"frequency": "monthly"}, "每月 1 号开月度总结会")
     # a switch described in Chinese is judged by the message's own words
     described = ToolManifest("create_event", "新建日程", {"title": "标题", "all_day": "全天日程"}, required=["title"],
                              parameter_types={"all_day": {"type": "boolean", "default": False}})

@@ -14,7 +14,7 @@ addresses) is kept as it is. Retrieval compares the gloss where it would compare
 The dictionaries come with the pinned package ``edictreader`` (``pip install 'riverse[retrieval]'``),
 checked against their known SHA-256 before they are read; without the package, or on a mismatch,
 there is no gloss and retrieval works as before (``RIVERSE_GLOSSARY=off`` turns it off). They are
-read once per process on first use (about 3 s and 110 MB), only when a Chinese or Japanese message
+read once per process on first use (about 5 s and 130 MB), only when a Chinese or Japanese message
 meets more tools than one prompt holds.
 """
 
@@ -23,9 +23,11 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import logging
+import math
 import os
 import re
 import threading
+from collections import Counter
 from pathlib import Path
 
 from agent.i18n import CJK, detect_language
@@ -60,6 +62,8 @@ _NOT_A_MEANING = ("variant of", "old variant", "cl:", "surname", "abbr. for", "s
 _GRAMMAR = re.compile(r"\b(?:particle|marker|classifier)\b", re.IGNORECASE)
 # a sense's number in EDICT2: "(2)", maybe after a part of speech, "(n) (2)"
 _SENSE = re.compile(r"^(?:\([^)]*\) ?)*\((\d+)\)")
+# a line of CC-CEDICT: traditional, simplified, pinyin, senses
+_CEDICT_LINE = re.compile(r"(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 _PARTS_OF_SPEECH = re.compile(r"^(?:\([^)]*\) ?)+")
 
 
@@ -77,19 +81,85 @@ def _meanings(senses: list[str]) -> list[str]:
     return out
 
 
+# A Japanese verb or adjective as a request says it ("送って", "教えてください", "見せました", "高くて"),
+# and the endings that lead back to the form a dictionary lists ("送る", "教える", "見せる", "高い"):
+# ending → what replaces it, for godan verbs (by the consonant of the stem), ichidan verbs (る after
+# the stem), する and 来る, and i-adjectives. Only a form the dictionary knows is taken.
+_I_ROW_TO_U = {"い": "う", "き": "く", "ぎ": "ぐ", "し": "す", "ち": "つ", "に": "ぬ", "び": "ぶ", "み": "む", "り": "る"}
+_A_ROW_TO_U = {"わ": "う", "か": "く", "が": "ぐ", "さ": "す", "た": "つ", "な": "ぬ", "ば": "ぶ", "ま": "む", "ら": "る"}
+_ENDINGS: dict[str, tuple[str, ...]] = {
+    **{f"{p}{t}": forms for t in ("て", "た") for p, forms in
+       (("い", ("く",)), ("っ", ("う", "つ", "る", "く")), ("し", ("す", "する")), ("", ("る",)))},
+    **{f"{p}{t}": forms for t in ("で", "だ") for p, forms in (("い", ("ぐ",)), ("ん", ("む", "ぶ", "ぬ")))},
+    **{f"{i}{polite}": (u,) for i, u in _I_ROW_TO_U.items() for polite in ("ます", "ました", "ません", "たい")},
+    **{polite: ("る",) for polite in ("ます", "ました", "ません", "たい")},
+    **{f"{a}ない": (u,) for a, u in _A_ROW_TO_U.items()},
+    "ない": ("る",), "くて": ("い",), "かった": ("い",), "くない": ("い",), "く": ("い",),
+}
+_LONGEST_ENDING = max(map(len, _ENDINGS))
+
+
+def dictionary_forms(word: str) -> list[str]:
+    """The forms a dictionary may list for ``word`` ("送って" → "送う", "送つ", "送る", "送く", …; the
+    caller keeps one the dictionary knows), longest ending first; [] when it has no such ending or
+    nothing before it."""
+    forms: list[str] = []
+    for length in range(min(_LONGEST_ENDING, len(word) - 1), 0, -1):
+        stem, ending = word[:-length], word[-length:]
+        forms += [stem + form for form in _ENDINGS.get(ending, ())]
+    return forms
+
+
 def parse_cedict(text: str) -> dict[str, list[str]]:
     """CC-CEDICT's lines (``traditional simplified [pinyin] /sense/sense/``): word → meanings. A
     word that is also a name (its pinyin capitalised, "Xin1 jian4 /Xinjian county/") means its common
-    sense ("xin1 jian4 /to build/"); the name only when it has none."""
-    words: dict[str, list[str]] = {}
-    names: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        match = re.match(r"(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$", line)
-        if match and (meanings := _meanings(match.group(4).split("/"))):
-            kept = names if match.group(3)[:1].isupper() else words
-            kept.setdefault(match.group(2), meanings)
-            kept.setdefault(match.group(1), meanings)
-    return {**names, **words}
+    sense ("xin1 jian4 /to build/"); the name only when it has none.
+
+    A word read several ways means what its common reading means. The dictionary does not say which
+    that is; two of its own signs do: the common reading has more senses (grammar's included), and
+    more of the dictionary's longer words read the character that way. A reading counts its senses
+    times the logarithm of 2 + those words (:func:`_readings_in_words`), the first on a tie: "gao4 su5
+    /to tell/…/" before "gao4 su4 /to press charges/…/", "ji3 /how many/…/" before "ji1 /small
+    table/", "mei2 /have not/…/" (in 116 words) before "mo4 /drowned/to end/…/" (in 29)."""
+    lines = [(m.group(1), m.group(2), m.group(3), m.group(4).split("/"))
+             for m in map(_CEDICT_LINE.match, text.splitlines()) if m]
+    readings: dict[str, set[str]] = {}
+    for traditional, simplified, pinyin, _ in lines:
+        for word in (simplified, traditional):
+            readings.setdefault(word, set()).add(pinyin.casefold())
+    ambiguous = {word for word, read in readings.items() if len(read) > 1}
+    used = _readings_in_words(lines, {word for word in ambiguous if len(word) <= 2})
+    words: dict[str, tuple[float, list[str]]] = {}
+    names: dict[str, tuple[float, list[str]]] = {}
+    for traditional, simplified, pinyin, senses in lines:
+        if not (meanings := _meanings(senses)):
+            continue
+        kept = names if pinyin[:1].isupper() else words
+        for word in (simplified, traditional):
+            if word not in kept:
+                kept[word] = (_weight(word, pinyin, senses, used) if word in ambiguous else 0.0, meanings)
+            elif word in ambiguous and kept[word][0] < (weight := _weight(word, pinyin, senses, used)):
+                kept[word] = (weight, meanings)
+    return {word: meanings for word, (_, meanings) in {**names, **words}.items()}
+
+
+def _weight(word: str, pinyin: str, senses: list[str], used: Counter[tuple[str, str]]) -> float:
+    return len(senses) * math.log(2 + used[(word, pinyin.casefold())])
+
+
+def _readings_in_words(lines: list[tuple[str, str, str, list[str]]], ambiguous: set[str]) -> Counter[tuple[str, str]]:
+    """(one of the ``ambiguous`` characters or pairs of them, a reading) → how many longer words read it
+    so: ("没", "mei2") is read so in 没有, 没事, …"""
+    used: Counter[tuple[str, str]] = Counter()
+    for traditional, simplified, pinyin, _ in lines:
+        reading = pinyin.casefold().split()
+        for word in {traditional, simplified}:
+            if len(word) > 1 and len(word) == len(reading):
+                for length in range(1, min(3, len(word))):
+                    for at in range(len(word) - length + 1):
+                        if word[at:at + length] in ambiguous:
+                            used[(word[at:at + length], " ".join(reading[at:at + length]))] += 1
+    return used
 
 
 def parse_edict(text: str) -> dict[str, list[str]]:
@@ -138,6 +208,8 @@ class Glossary:
                 for length in range(min(LONGEST, len(run) - at), 0, -1):
                     word = run[at:at + length]
                     found = next((d[word] for d in dictionaries if word in d), None)
+                    if found is None and japanese:  # a verb or adjective as the message says it
+                        found = next((self.japanese[form] for form in dictionary_forms(word) if form in self.japanese), None)
                     if found is not None and not (japanese and _HIRAGANA.match(word)):
                         meanings.extend(found[:senses])
                         at += length

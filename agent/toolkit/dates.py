@@ -74,12 +74,17 @@ _TIME = re.compile(r"(?<![0-9])\d{1,2}(?::\d{2}(?::\d{2})?|\s*(?:時|点|點)(?:
                    r"|\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)", re.IGNORECASE)
 
 
+#: a day of every month written with digits: the "1 号" of "每月 1 号", the "15日" of "毎月15日"
+_MONTHLY_DAY = re.compile(r"(?:每(?:个|個)?月|毎月)\s*的?\s*(\d{1,2}\s*(?:号|號|日))")
+
+
 def without_dates(text: str) -> str:
     """``text`` with the dates and times of day it writes in digits blanked out (the 8 and 3 of
-    "8月3日", the 8 of "朝8時" count nothing)."""
+    "8月3日", the 8 of "朝8時", the "1 号" of "每月 1 号" count nothing)."""
     text = unicodedata.normalize("NFKC", text)  # as _found reads it, so that the places agree
     spans = [span for span, _ in _found(text) if any(ch.isdigit() for ch in text[span.start:span.stop])]
     spans += [range(m.start(), m.end()) for m in _TIME.finditer(text)]
+    spans += [range(*m.span(1)) for m in _MONTHLY_DAY.finditer(text)]
     return "".join(" " if any(i in span for span in spans) else ch for i, ch in enumerate(text))
 
 
