@@ -72,7 +72,7 @@ def test_cedict_senses_are_meanings_without_asides_or_a_verb_to():
     assert words["东京"] == ["Tokyo, capital of Japan"]  # a name that is no common word means the name
     # a word read two ways means what its reading with more senses means, grammar's counted too
     assert words["告诉"] == ["tell", "inform", "let know"] and words["告訴"] == ["tell", "inform", "let know"]
-    assert words["的"] == ["of"]  # "of" (four senses, grammar's included) before "aim/clear", listed first
+    assert words["的"] == ["of"]  # "of" (four senses, grammar's included) before "aim/clear", which is listed first
     # ... and that more of the dictionary's words read so: 没 is "mei2" in four words, "mo4" in one
     assert words["没"] == ["have not", "not"] and words["沒"] == ["have not", "not"]
 
