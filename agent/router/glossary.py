@@ -136,9 +136,8 @@ def parse_cedict(text: str) -> dict[str, list[str]]:
             continue
         kept = names if pinyin[:1].isupper() else words
         for word in (simplified, traditional):
-            if word not in kept:
-                kept[word] = (_weight(word, pinyin, senses, used) if word in ambiguous else 0.0, meanings)
-            elif word in ambiguous and kept[word][0] < (weight := _weight(word, pinyin, senses, used)):
+            weight = _weight(word, pinyin, senses, used) if word in ambiguous else 0.0
+            if word not in kept or kept[word][0] < weight:
                 kept[word] = (weight, meanings)
     return {word: meanings for word, (_, meanings) in {**names, **words}.items()}
 

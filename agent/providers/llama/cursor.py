@@ -8,7 +8,6 @@ with what comes next.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -304,13 +303,12 @@ def _substring_of(source: str | None) -> Callable[[bytes], bool] | None:
     encoded = source.encode("utf-8")
 
     def piece(text: bytes) -> bool:
-        if text not in encoded:
-            return False
-        run = _DIGIT if text[:1].isdigit() else _LETTER if text[:1].isalpha() else None
-        return run is None or re.search(run + re.escape(text), encoded) is not None
+        at = encoded.find(text)
+        if at < 0 or not text[:1].isalnum():
+            return at >= 0
+        inside = bytes.isdigit if text[:1].isdigit() else bytes.isalpha  # ASCII only, as bytes are
+        while at > 0 and inside(encoded[at - 1:at]):
+            at = encoded.find(text, at + 1)
+        return at >= 0
 
     return piece
-
-
-#: a position not inside a run of digits, or of ASCII letters
-_DIGIT, _LETTER = rb"(?<![0-9])", rb"(?<![A-Za-z])"
