@@ -9,7 +9,7 @@ import pytest
 from agent.router import Router, RouterOptions
 from agent.router import glossary as glossary_module
 from agent.router.candidates import ToolIndex, narrowed
-from agent.router.glossary import RETRIEVAL_SENSES, Glossary, parse_cedict, parse_edict
+from agent.router.glossary import AFTER_A_NUMBER, RETRIEVAL_SENSES, Glossary, parse_cedict, parse_edict
 from bench.scale.tools import generated
 from tests.test_candidates import MANY, listed
 from tests.test_routing import ScoringProvider
@@ -38,6 +38,7 @@ CEDICT = """\
 沒用 没用 [mei2 yong4] /useless/
 沒錯 没错 [mei2 cuo4] /that's right/
 淹沒 淹没 [yan1 mo4] /to submerge/
+歳 歳 [sui4] /Japanese variant of 歲|岁/
 """
 
 EDICT = """\
@@ -54,6 +55,16 @@ EDICT = """\
 書く [かく] /(v5k,vt) (1) to write/to compose/EntL1344270X/
 高い [たかい] /(adj-i) (1) high/tall/EntL1280640X/
 見る [みる] /(v1,vt) (1) to see/to look/EntL1259290X/
+消す [けす] /(v5s,vt) (1) to erase/to delete/to cross out/(2) to turn off power/(3) to extinguish/to put out/(P)/EntL1350110X/
+年 [ねん] /(n) (1) year (e.g. AD)/(ctr) (2) counter for years/(P)/EntL2084840/
+縁;因;便 [よすが] /(n) (1) something to rely on/aid/EntL1171240X/
+便 [びん] /(n,n-suf) (1) flight (e.g. airline flight)/trip/(2) mail/post/(P)/EntL1512360X/
+便 [べん] /(n,adj-na) (1) convenience/service/(P)/EntL1512350X/
+月 [がつ] /(n-suf) month (of the year)/used after number or question word (e.g. nan or nani)/EntL2104230X/
+月 [げつ] /(n) (abbr) (See 月曜) Monday/EntL2153740X/
+月 [つき] /(n) (1) moon/(n-t) (2) month/(P)/EntL1255430X/
+分 [ふん] /(n) (1) minute (unit of time)/(P)/EntL1502840X/
+分 [ぶん] /(n,n-suf,pref) (1) part/segment/(2) rate/(P)/EntL1502990X/
 """
 
 
@@ -77,9 +88,24 @@ def test_cedict_senses_are_meanings_without_asides_or_a_verb_to():
     assert words["没"] == ["have not", "not"] and words["沒"] == ["have not", "not"]
 
 
-def test_edict_keeps_the_first_sense_and_katakana_readings_not_hiragana_ones():
+def test_edict_gives_each_sense_in_turn_and_katakana_readings_not_hiragana_ones():
     words = parse_edict(EDICT)
-    assert words["会議"] == ["meeting", "conference"]  # "(2) council" is another sense
+    # a word's distinct senses before more words for its first: each sense's first meaning, then their second
+    assert words["会議"] == ["meeting", "council", "conference"]
+    assert words["消す"] == ["erase", "turn off power", "extinguish"]  # "(2) to turn off" before "to delete"
+    assert words["年"] == ["year"]  # "counter for years" says what the word is, not what it means
+
+
+def test_a_word_written_as_others_are_means_its_common_entry_and_after_a_number_its_suffix(small):
+    words = parse_edict(EDICT)
+    assert words["便"] == ["flight", "mail", "trip"]  # the first entry marked "(P)", not the first listed
+    assert words["月"] == ["moon", "month"] and words[AFTER_A_NUMBER + "月"] == ["month"]
+    assert words["分"] == ["minute"] and AFTER_A_NUMBER + "分" not in words  # "part" is a word of its own too
+    assert small.gloss("NH7便の状況") == "NH7 flight mail"
+    assert small.gloss("12月の会議") == "12 month meeting council"  # "month" after a number, not "moon"
+    assert small.gloss("１２月の会議") == "１２ month meeting council"  # a full-width number too
+    assert small.gloss("月と30分") == "30 moon month minute" and small.gloss("月曜の") == "moon month"
+    assert "歳" not in parse_cedict(CEDICT)  # "Japanese variant of 歲" says what it is, not what it means
     assert words["削除"] == ["deletion", "elimination", "erasure"] and words["ファイル"] == ["file"]
     assert "さくじょ" not in words and "てくだ" not in words  # a reading in hiragana is many words
     assert not any(key.startswith("　") for key in words)  # the header line is no word
@@ -105,12 +131,13 @@ def test_a_japanese_message_reads_the_japanese_dictionary_first_and_skips_hiraga
 
 def test_a_japanese_verb_or_adjective_is_glossed_by_the_form_the_dictionary_lists(small):
     # "送って" is no entry, and "教えて" would be "教え" (a noun) and "書いて" the kanji "書" (a book) without it
-    assert small.gloss("このファイルを送って") == "file send dispatch"
-    assert small.gloss("会議を教えてください") == "meeting conference teach instruct"
+    assert small.gloss("このファイルを送って") == "file send see off"
+    assert small.gloss("会議を教えてください") == "meeting council teach tell"
     assert small.gloss("メモを書いて") == "write compose" and small.gloss("書きました") == "write compose"
     assert small.gloss("見たい") == "see look" and small.gloss("高くて") == "high tall" and small.gloss("高かった") == "high tall"
     assert small.gloss("教え") == "teaching instruction"  # a word the dictionary has is read as it is
-    assert small.gloss("送って", RETRIEVAL_SENSES) == "send dispatch"  # the first sense only ("(2) to see off" is not)
+    assert small.gloss("送って", RETRIEVAL_SENSES) == "send see off dispatch"  # each sense in turn
+    assert small.gloss("消して") == "erase turn off power"  # "turn the light off" is a switch, not a deletion
 
 
 def test_a_chinese_message_reaches_a_tool_described_in_english_by_its_gloss(small, monkeypatch):

@@ -6,7 +6,7 @@ thousand tools retrieval found the right one for far fewer Chinese and Japanese 
 English ones (``bench/scale/recall.py``). Translating the message with the chat model closes much of
 that gap but costs a second or more per message. A gloss costs a millisecond: the message is cut
 into the longest words two free dictionaries know (CC-CEDICT for Chinese, EDICT2 for Japanese) and
-each word is replaced by the first English senses the dictionary gives ("把这个文件删掉" → "hold
+each word is replaced by the English meanings the dictionary gives first ("把这个文件删掉" → "hold
 contain this this one document file delete"); what is not Chinese or Japanese (identifiers, numbers,
 addresses) is kept as it is. Retrieval compares the gloss where it would compare a translation
 (:meth:`~agent.router.candidates.ToolIndex.ranked`'s ``also``).
@@ -57,7 +57,7 @@ _HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
 _ASIDE = re.compile(r"\([^)]*\)|\[[^\]]*\]|\{[^}]*\}")
 # senses that say what a word is rather than what it means
 _NOT_A_MEANING = ("variant of", "old variant", "cl:", "surname", "abbr. for", "see ", "used in", "used after",
-                  "used before", "entl", "(p)")
+                  "used before", "entl", "(p)", "counter for", "kanji radical", "japanese variant")
 # ... or what a word does in a sentence ("~'s (possessive particle)")
 _GRAMMAR = re.compile(r"\b(?:particle|marker|classifier)\b", re.IGNORECASE)
 # a sense's number in EDICT2: "(2)", maybe after a part of speech, "(n) (2)"
@@ -65,6 +65,12 @@ _SENSE = re.compile(r"^(?:\([^)]*\) ?)*\((\d+)\)")
 # a line of CC-CEDICT: traditional, simplified, pinyin, senses
 _CEDICT_LINE = re.compile(r"(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 _PARTS_OF_SPEECH = re.compile(r"^(?:\([^)]*\) ?)+")
+# the parts of speech of an entry that only follows another word (月 [がつ] "(n-suf) month"; 時 [じ] "(suf)
+# hour"), and of one that also stands alone (分 [ぶん] "(n,n-suf,pref) part", not "minute" after a number)
+_SUFFIX = {"suf", "n-suf", "ctr"}
+_ALONE = {"n", "num", "pref", "n-pref", "adv", "n-adv", "n-t", "adj-no", "adj-na", "adj-i", "vs", "pn"}
+#: what marks a Japanese word's meaning after a number in :func:`parse_edict`'s words (no text looks it up)
+AFTER_A_NUMBER = "#"
 
 
 def _meanings(senses: list[str]) -> list[str]:
@@ -162,26 +168,43 @@ def _readings_in_words(lines: list[tuple[str, str, str, list[str]]], ambiguous: 
 
 
 def parse_edict(text: str) -> dict[str, list[str]]:
-    """EDICT2's lines (``漢字;漢字 [かな;カナ] /(pos) (1) sense/sense/(2) sense/EntL…/``): word → the
-    first sense's meanings. Written forms are words, and readings in katakana (loanwords such as
-    ファイル); readings in hiragana are not, as many words share one."""
+    """EDICT2's lines (``漢字;漢字 [かな;カナ] /(pos) (1) sense/sense/(2) sense/EntL…/``): word → its
+    meanings, a word's distinct senses first: the first meaning of each numbered sense in the order the
+    dictionary lists them, then each one's second, … ("消す": "(1) to erase/to delete
+    (2) to turn off" → "erase", "turn off", "delete"). Written forms are words, and readings in katakana
+    (loanwords such as ファイル); readings in hiragana are not, as many words share one.
+
+    A word written the same as others (便: "something to rely on", "flight", "convenience") means its
+    first entry the dictionary marks common, "(P)" ("flight"); and after a number ("12月", "4日") what
+    its first entry that only follows another word (a suffix or a counter) means ("month", "day of
+    month"), kept under :data:`AFTER_A_NUMBER` + the word."""
     words: dict[str, list[str]] = {}
+    common_words: set[str] = set()
     for line in text.splitlines():
         match = re.match(r"(\S+)(?: \[([^\]]*)\])? /(.*)/\s*$", line)
         if not match:
             continue
-        first: list[str] = []
-        for field in match.group(3).split("/"):
+        fields = match.group(3).split("/")
+        senses: list[list[str]] = [[]]
+        for field in fields:
             number = _SENSE.match(field)
             if number and number.group(1) != "1":
-                break
-            first.append(_PARTS_OF_SPEECH.sub("", field))
-        if not (meanings := _meanings(first)):
+                senses.append([])
+            senses[-1].append(_PARTS_OF_SPEECH.sub("", field))
+        each = [meanings for sense in senses if (meanings := _meanings(sense))]
+        in_turn = [meanings[i] for i in range(_KEPT) for meanings in each if i < len(meanings)]
+        if not (meanings := list(dict.fromkeys(in_turn))[:_KEPT]):
             continue
         heads = [h.split("(")[0] for h in match.group(1).split(";")]
         heads += [h.split("(")[0] for h in (match.group(2) or "").split(";") if h and not _HIRAGANA.match(h.split("(")[0])]
-        for head in heads:
-            words.setdefault(head, meanings)
+        tags = _PARTS_OF_SPEECH.match(fields[0])
+        parts = set(re.findall(r"[\w-]+", tags.group(0))) if tags else set()
+        suffix = bool(parts & _SUFFIX) and not parts & _ALONE
+        common = "(P)" in line
+        for key in heads + ([AFTER_A_NUMBER + head for head in heads] if suffix else []):
+            if key not in words or (common and key not in common_words):
+                words[key] = meanings
+                common_words.update([key] if common else [])
     return words
 
 
@@ -195,18 +218,19 @@ class Glossary:
         """``text`` with its Chinese and Japanese words replaced by their first ``senses`` meanings (the
         longest word a dictionary knows first; in Japanese, words written in hiragana alone are left
         out: particles and endings); "" when it has none."""
-        runs = CJK.findall(text)
-        if not runs:
+        if not CJK.search(text):
             return ""
         japanese = detect_language(text) == "ja"
         dictionaries = (self.japanese, self.chinese) if japanese else (self.chinese, self.japanese)
         meanings: list[str] = []
-        for run in runs:
-            at = 0
+        for place in CJK.finditer(text):
+            run, at = place.group(0), 0
+            after_a_number = japanese and place.start() > 0 and text[place.start() - 1].isdigit()
             while at < len(run):
                 for length in range(min(LONGEST, len(run) - at), 0, -1):
                     word = run[at:at + length]
-                    found = next((d[word] for d in dictionaries if word in d), None)
+                    found = self.japanese.get(AFTER_A_NUMBER + word) if after_a_number and at == 0 else None
+                    found = found or next((d[word] for d in dictionaries if word in d), None)
                     if found is None and japanese:  # a verb or adjective as the message says it
                         found = next((self.japanese[form] for form in dictionary_forms(word) if form in self.japanese), None)
                     if found is not None and not (japanese and _HIRAGANA.match(word)):
