@@ -230,7 +230,8 @@ def groups(cases_of: list[Outcome]) -> list[tuple[str, list[Outcome]]]:
         for value in sorted({str(o.case.get(sub)) for o in of_kind}):
             out.append((f"{kind} · {value}", [o for o in of_kind if str(o.case.get(sub)) == value]))
         for language in ("en", "zh", "ja"):
-            out.append((f"{kind} · {language}", [o for o in of_kind if o.case["lang"] == language]))
+            if part := [o for o in of_kind if o.case["lang"] == language]:  # none with --lang of another
+                out.append((f"{kind} · {language}", part))
     return out
 
 
