@@ -62,8 +62,12 @@ _NOT_A_MEANING = ("variant of", "old variant", "cl:", "surname", "abbr. for", "s
 _GRAMMAR = re.compile(r"\b(?:particle|marker|classifier)\b", re.IGNORECASE)
 # a sense's number in EDICT2: "(2)", maybe after a part of speech, "(n) (2)"
 _SENSE = re.compile(r"^(?:\([^)]*\) ?)*\((\d+)\)")
-# a line of CC-CEDICT: traditional, simplified, pinyin, senses
+# a line of CC-CEDICT: traditional, simplified, pinyin, senses; of EDICT2: written forms, readings, senses
 _CEDICT_LINE = re.compile(r"(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
+_EDICT_LINE = re.compile(r"(\S+)(?: \[([^\]]*)\])? /(.*)/\s*$")
+_TO = re.compile(r"^to ")
+_LETTERS = re.compile(r"[A-Za-z]{2}")
+_TAG = re.compile(r"[\w-]+")
 _PARTS_OF_SPEECH = re.compile(r"^(?:\([^)]*\) ?)+")
 # the parts of speech of an entry that only follows another word (月 [がつ] "(n-suf) month"; 時 [じ] "(suf)
 # hour"), and of one that also stands alone (分 [ぶん] "(n,n-suf,pref) part", not "minute" after a number)
@@ -79,8 +83,8 @@ def _meanings(senses: list[str]) -> list[str]:
     for sense in senses:
         if sense.casefold().startswith(_NOT_A_MEANING) or _GRAMMAR.search(sense):
             continue
-        sense = re.sub(r"^to ", "", " ".join(_ASIDE.sub(" ", sense).split()))
-        if re.search(r"[A-Za-z]{2}", sense) and len(sense) < 40:
+        sense = _TO.sub("", " ".join(_ASIDE.sub(" ", sense).split()))
+        if _LETTERS.search(sense) and len(sense) < 40:
             out.append(sense)
         if len(out) >= _KEPT:
             break
@@ -167,6 +171,26 @@ def _readings_in_words(lines: list[tuple[str, str, str, list[str]]], ambiguous: 
     return used
 
 
+def _edict_senses(fields: list[str]) -> list[list[str]]:
+    """The meanings of each of an EDICT2 entry's numbered senses that says some, until their first
+    meanings make :data:`_KEPT` different ones (a later sense's would come after them)."""
+    each: list[list[str]] = []
+    sense: list[str] = []
+    for field in [*fields, "(0)"]:  # "(0)" ends the last sense
+        if not field.startswith("("):  # most are plain meanings: no regex
+            sense.append(field)
+            continue
+        number = _SENSE.match(field)
+        if number and number.group(1) != "1":
+            if meanings := _meanings(sense):
+                each.append(meanings)
+                if len({m[0] for m in each}) >= _KEPT:
+                    break
+            sense = []
+        sense.append(_PARTS_OF_SPEECH.sub("", field))
+    return each
+
+
 def parse_edict(text: str) -> dict[str, list[str]]:
     """EDICT2's lines (``漢字;漢字 [かな;カナ] /(pos) (1) sense/sense/(2) sense/EntL…/``): word → its
     meanings, a word's distinct senses first: the first meaning of each numbered sense in the order the
@@ -181,24 +205,18 @@ def parse_edict(text: str) -> dict[str, list[str]]:
     words: dict[str, list[str]] = {}
     common_words: set[str] = set()
     for line in text.splitlines():
-        match = re.match(r"(\S+)(?: \[([^\]]*)\])? /(.*)/\s*$", line)
+        match = _EDICT_LINE.match(line)
         if not match:
             continue
         fields = match.group(3).split("/")
-        senses: list[list[str]] = [[]]
-        for field in fields:
-            number = _SENSE.match(field)
-            if number and number.group(1) != "1":
-                senses.append([])
-            senses[-1].append(_PARTS_OF_SPEECH.sub("", field))
-        each = [meanings for sense in senses if (meanings := _meanings(sense))]
+        each = _edict_senses(fields)
         in_turn = [meanings[i] for i in range(_KEPT) for meanings in each if i < len(meanings)]
         if not (meanings := list(dict.fromkeys(in_turn))[:_KEPT]):
             continue
         heads = [h.split("(")[0] for h in match.group(1).split(";")]
         heads += [h.split("(")[0] for h in (match.group(2) or "").split(";") if h and not _HIRAGANA.match(h.split("(")[0])]
         tags = _PARTS_OF_SPEECH.match(fields[0])
-        parts = set(re.findall(r"[\w-]+", tags.group(0))) if tags else set()
+        parts = set(_TAG.findall(tags.group(0))) if tags else set()
         suffix = bool(parts & _SUFFIX) and not parts & _ALONE
         common = "(P)" in line
         for key in heads + ([AFTER_A_NUMBER + head for head in heads] if suffix else []):
