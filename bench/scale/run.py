@@ -22,6 +22,7 @@ decision after one tool was added against one with no change, and peak memory.
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import statistics
 import sys
@@ -125,7 +126,10 @@ class Bench:
             else:
                 tally.none.append(got is None)
             mark = "✓" if (got == expected) else "✗"
-            print(f"  {case['id']:<26} {mark} {got} {seconds:.2f}s", file=sys.stderr, flush=True)
+            # a question that needs a tool: whether its parameters are right too, and the values written
+            values = f" params {'✓' if tally.full[-1] else '✗'} {json.dumps(decisions[0].params, ensure_ascii=False, default=str)}" \
+                if expected and got == expected else ""
+            print(f"  {case['id']:<26} {mark} {got}{values} {seconds:.2f}s", file=sys.stderr, flush=True)
         return tally
 
     def after_adding_one(self, cases: list[dict[str, Any]], size: int) -> tuple[float, float]:
