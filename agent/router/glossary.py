@@ -222,7 +222,8 @@ def parse_edict(text: str) -> dict[str, list[str]]:
         for key in heads + ([AFTER_A_NUMBER + head for head in heads] if suffix else []):
             if key not in words or (common and key not in common_words):
                 words[key] = meanings
-                common_words.update([key] if common else [])
+                if common:
+                    common_words.add(key)
     return words
 
 

@@ -126,10 +126,11 @@ class Bench:
             else:
                 tally.none.append(got is None)
             mark = "✓" if (got == expected) else "✗"
-            # a question that needs a tool: whether its parameters are right too, and the values written
-            values = f" params {'✓' if tally.full[-1] else '✗'} {json.dumps(decisions[0].params, ensure_ascii=False, default=str)}" \
-                if expected and got == expected else ""
-            print(f"  {case['id']:<26} {mark} {got}{values} {seconds:.2f}s", file=sys.stderr, flush=True)
+            shown = got
+            if expected and got == expected:  # whether its parameters are right too, and the values written
+                params = json.dumps(decisions[0].params, ensure_ascii=False, default=str)
+                shown = f"{got} params {'✓' if tally.full[-1] else '✗'} {params}"
+            print(f"  {case['id']:<26} {mark} {shown} {seconds:.2f}s", file=sys.stderr, flush=True)
         return tally
 
     def after_adding_one(self, cases: list[dict[str, Any]], size: int) -> tuple[float, float]:
