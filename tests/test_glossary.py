@@ -11,7 +11,9 @@ from agent.router import glossary as glossary_module
 from agent.router.candidates import ToolIndex, narrowed
 from agent.router.glossary import AFTER_A_NUMBER, RETRIEVAL_SENSES, Glossary, parse_cedict, parse_edict
 from bench.scale.tools import generated
+from agent.providers.base import Capabilities
 from tests.test_candidates import MANY, listed
+from tests.test_encoder import TopicEncoder
 from tests.test_routing import ScoringProvider
 
 CEDICT = """\
@@ -147,7 +149,7 @@ def test_a_chinese_message_reaches_a_tool_described_in_english_by_its_gloss(smal
     monkeypatch.delenv("RIVERSE_GLOSSARY")
     assert "insurance_get_insurance_policy" in [m.name for m in narrowed(generated(200), said)]
     index = ToolIndex(MANY)
-    assert "insurance_get_insurance_policy" in index.candidates(said, 4, also=[glossary_module.gloss(said)])
+    assert "insurance_get_insurance_policy" in index.candidates(said, 4, glossed=[glossary_module.gloss(said)])
     assert "insurance_get_insurance_policy" not in index.candidates(said, 4)
 
 
@@ -162,6 +164,36 @@ def test_the_router_retrieves_by_the_gloss_unless_it_is_turned_off(small, monkey
         assert ("insurance_delete_insurance_policy" in listed(provider.opened[0][0][-1]["content"])) is found, options
     monkeypatch.setenv("RIVERSE_GLOSSARY", "off")
     assert glossary_module.gloss(said) == ""
+
+
+class ReadingVectors(TopicEncoder):
+    """The chat model's sentence vectors, as a stand-in that records what it read."""
+
+    capabilities = Capabilities(scored_decoding=True, sentence_vectors=True)
+
+
+def test_the_chat_models_vectors_read_the_message_not_its_gloss(small, monkeypatch):
+    """A gloss is a list of dictionary words: its words and the encoder read it, the chat model's vectors
+    read the message (and a translation, which is a sentence), not the gloss."""
+    said, gloss = "我的保险单写了什么？", "my insurance policy write what"
+    index = ToolIndex(MANY)
+    vectors, encoder = ReadingVectors(), TopicEncoder()
+    index.ranked(said, vectors, "what does my insurance policy say?", encoder=encoder, glossed=[gloss])
+    assert any(said in text for text in vectors.read) and any("what does my" in text for text in vectors.read)
+    assert not any(gloss in text for text in vectors.read)
+    assert encoder.read[-2:] == ["what does my insurance policy say?", gloss]  # after the tools' descriptions
+    by_words = index.ranked(said, None, glossed=[gloss])  # words read a gloss as they read a translation
+    assert by_words == index.ranked(said, None, gloss) and by_words[0].endswith("_insurance_policy")
+    # the router hands its gloss over as one
+    monkeypatch.setattr(glossary_module, "_LOADED", [small])
+    monkeypatch.delenv("RIVERSE_GLOSSARY")
+    monkeypatch.setattr("agent.router.decision.encoder_for", lambda cache_dir=None: encoder)
+    provider, encoder.read = ReadingVectors(), []
+    provider.open_reply = ScoringProvider({"none": 0.0}, []).open_reply  # type: ignore[method-assign]
+    Router(RouterOptions(candidates=8, retrieved=4)).candidates(provider, MANY, said, language="zh")
+    glossed = glossary_module.gloss(said, RETRIEVAL_SENSES)
+    assert glossed and glossed in encoder.read and any(said in text for text in provider.read)
+    assert not any(glossed in text for text in provider.read)
 
 
 def test_dictionaries_that_are_not_the_known_files_are_refused(tmp_path, caplog):

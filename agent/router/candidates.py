@@ -125,14 +125,18 @@ class ToolIndex:
         return " ".join([text, *sorted(said), *kinds_of_values(text)])
 
     def ranked(self, text: str, vectors: SentenceVectors | None = None, *also: str,
-               encoder: SentenceVectors | None = None) -> list[str]:
-        """Every tool, the likeliest first. ``also``: the message in the tools' language (see
-        :func:`needs_english`), whose words are compared instead of the message's (which share only
-        names and numbers with the tools, and the translation keeps those); vectors compare both.
-        ``encoder`` (:mod:`agent.router.encoder`) compares the English text only: the message, or
-        its translation when it needs one."""
+               encoder: SentenceVectors | None = None, glossed: Iterable[str] = ()) -> list[str]:
+        """Every tool, the likeliest first. ``also``: the message translated into the tools' language
+        (see :func:`needs_english`); ``glossed``: the message glossed word by word. Their words are
+        compared instead of the message's (which share only names and numbers with the tools, and
+        both keep those). ``vectors`` (the chat model's) compare the message and its translation, not
+        a gloss: a list of dictionary words is no sentence, and its vectors found the right tool less
+        often than the message's alone (``bench/scale/recall.py``), at the cost of one more text per
+        message. ``encoder`` (:mod:`agent.router.encoder`) compares the English texts only: the
+        message, or its translation and gloss when it needs them."""
+        english = [*also, *glossed]
         fused: dict[str, float] = dict.fromkeys(self.names, 0.0)
-        for said in also or (text,):
+        for said in english or (text,):
             word_scores = self.words.scores(self.expanded(said))
             for rank, i in enumerate(numpy.argsort(-word_scores, kind="stable")):
                 if word_scores[i] > 0:
@@ -141,7 +145,7 @@ class ToolIndex:
             if vectors is not None:
                 self._fuse(fused, self.vectors.scores(vectors, said))
         if encoder is not None:
-            for said in also or ([] if needs_english(self, text) else [text]):
+            for said in english or ([] if needs_english(self, text) else [text]):
                 self._fuse(fused, self.described.scores(encoder, said), ENCODER_WEIGHT)
         return sorted(self.names, key=lambda n: -fused[n])
 
@@ -157,11 +161,12 @@ class ToolIndex:
                 or name.casefold() == folded.strip()]
 
     def candidates(self, text: str, count: int, vectors: SentenceVectors | None = None,
-                   always: Iterable[str] = (), also: Iterable[str] = (), encoder: SentenceVectors | None = None) -> list[str]:
-        """The ``count`` likeliest tools for ``text`` (and ``also``, the same said another way), with
-        those it names and ``always`` added."""
+                   always: Iterable[str] = (), also: Iterable[str] = (), encoder: SentenceVectors | None = None,
+                   glossed: Iterable[str] = ()) -> list[str]:
+        """The ``count`` likeliest tools for ``text`` (and ``also`` and ``glossed``, the same said
+        another way, see :meth:`ranked`), with those it names and ``always`` added."""
         chosen = list(dict.fromkeys(n for n in [*self.named(text), *always] if n in self.names))
-        for name in self.ranked(text, vectors, *also, encoder=encoder):
+        for name in self.ranked(text, vectors, *also, encoder=encoder, glossed=glossed):
             if len(chosen) >= count:
                 break
             if name not in chosen:
@@ -214,11 +219,12 @@ def narrowed(manifests: list[ToolManifest], text: str, count: int = REMOTE_TOOLS
         return manifests
     index = index_for(manifests)
     also: list[str] = []
+    glossed: list[str] = []
     if needs_english(index, text):
-        also += [glossed] if (glossed := gloss(text, RETRIEVAL_SENSES)) else []
+        glossed += [said] if (said := gloss(text, RETRIEVAL_SENSES)) else []
         try:
             also += [english] if provider is not None and (english := in_english(provider, text)) else []
         except ProviderError:
             pass
-    chosen = set(index.candidates(text, count, None, always, also, encoder))
+    chosen = set(index.candidates(text, count, None, always, also, encoder, glossed))
     return [m for m in manifests if m.name in chosen]

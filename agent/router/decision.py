@@ -224,22 +224,24 @@ class Router:
         those of the previous exchange."""
         earlier = [call.tool for call in context.exchanges[-1].calls] if context and context.exchanges else []
         index = self.index(rest)
+        english = needs_english(index, text)  # tools described in English, a Chinese or Japanese message
+        glossed = gloss(text, RETRIEVAL_SENSES) if english and self.options.gloss else ""
         names = index.candidates(text, self.options.retrieved, self._vectors(provider), always=earlier,
-                                 also=self._in_english(provider, index, text), encoder=self._encoder(provider))
+                                 also=self._translated(provider, text) if english else [],
+                                 glossed=[glossed] if glossed else [], encoder=self._encoder(provider))
         by_name = {m.name: m for m in rest}
         return [by_name[name] for name in names]
 
-    def _in_english(self, provider: Provider, index: ToolIndex, text: str) -> list[str]:
-        """``text`` in English when retrieval needs it (:func:`~agent.router.candidates.needs_english`): glossed
-        (:mod:`~agent.router.glossary`), and with ``retrieve_in_english`` translated once (the last few kept)."""
-        if not needs_english(index, text):
+    def _translated(self, provider: Provider, text: str) -> list[str]:
+        """``text`` translated into English by the model when ``retrieve_in_english`` asks for it (once:
+        the last few are kept); else nothing."""
+        if not self.options.retrieve_in_english:
             return []
-        if self.options.retrieve_in_english and text not in self._english:
+        if text not in self._english:
             while len(self._english) >= 16:
                 del self._english[next(iter(self._english))]
             self._english[text] = in_english(provider, text)
-        glossed = gloss(text, RETRIEVAL_SENSES) if self.options.gloss else ""
-        return [said for said in (glossed, self._english.get(text, "")) if said]
+        return [said] if (said := self._english[text]) else []
 
     def candidates(self, provider: Provider, manifests: list[ToolManifest], text: str, context: Context | None = None,
                    language: str = "en") -> list[ToolManifest]:

@@ -16,8 +16,9 @@ Reported per language, as recall@k:
 - ``+ encoder``: the same two with the sentence encoder made for retrieval (:mod:`agent.router.encoder`,
   ``riverse[retrieval]``), which reads English only (a Chinese or Japanese message through its translation);
 - ``words + encoder, in English``: what a remote model's tools were chosen by with the encoder installed;
-- ``glossed``: a Chinese or Japanese message also compared glossed word by word in English
-  (:mod:`agent.router.glossary`, ``riverse[retrieval]``, no model time): ``words + vectors + encoder,
+- ``glossed``: a Chinese or Japanese message also compared glossed word by word in English by the words
+  and the encoder (:mod:`agent.router.glossary`, ``riverse[retrieval]``, no model time; the chat model's
+  vectors read the message, not the gloss): ``words + vectors + encoder,
   glossed`` is what the embedded model's retrieved tools are chosen by now, ``words + encoder, in
   English and glossed`` what a remote model's are.
 
@@ -74,10 +75,10 @@ def main() -> None:
             "words + encoder, in English": index.ranked(text, None, *english, encoder=encoder),
             "words + vectors + encoder": index.ranked(text, provider, encoder=encoder),
             "words + vectors + encoder, in English": index.ranked(text, provider, *english, encoder=encoder),
-            "words, glossed": index.ranked(text, None, *glossed),
-            "words + encoder, glossed": index.ranked(text, None, *glossed, encoder=encoder),
-            "words + vectors + encoder, glossed": index.ranked(text, provider, *glossed, encoder=encoder),
-            "words + encoder, in English and glossed": index.ranked(text, None, *english, *glossed, encoder=encoder),
+            "words, glossed": index.ranked(text, None, glossed=glossed),
+            "words + encoder, glossed": index.ranked(text, None, encoder=encoder, glossed=glossed),
+            "words + vectors + encoder, glossed": index.ranked(text, provider, encoder=encoder, glossed=glossed),
+            "words + encoder, in English and glossed": index.ranked(text, None, *english, encoder=encoder, glossed=glossed),
         }
         for method, ranking in rankings.items():
             rank = ranking.index(tool)
