@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.router import Router, RouterOptions
-from agent.router.durations import durations_in, in_unit, unit_of
+from agent.router.durations import durations_in, in_unit, says_length, unit_of
 from agent.router.values import loose_numbers
 from agent.toolkit.base import ToolManifest
 from tests.test_routing import ScoringProvider
@@ -71,3 +71,31 @@ def test_the_router_writes_the_minutes_of_hours_said():
     off = Router(RouterOptions(write_examples=False, value_forms=False)).decide(ScoringProvider({"create_event": 0.0, "none": -5.0}, ["review", "2"]),
                                                           [event], "a review meeting, 2 hours", "en")
     assert off.params["duration_minutes"] == "2"  # the lever off: as copied
+
+
+@pytest.mark.parametrize("key, value, message, said", [
+    ("duration_minutes", "30", "find a free half hour with Ann and Bob", True),
+    ("duration_minutes", "30", "帮我和 chen@corp.cn、liu@corp.cn 找一个大家都有空的半小时", True),
+    ("duration_minutes", "60", "block an hour for focus work", True),
+    ("duration_minutes", "90", "一个半小时的会", True),
+    ("timeoutMs", "1800000", "give up after half an hour", True),
+    ("duration_minutes", "45", "find a free half hour", False),  # not what it says
+    ("span", "30", "half an hour", False),  # a parameter that names no one unit
+    ("duration_minutes", "thirty", "half an hour", False),
+])
+def test_a_length_said_in_words_is_a_number_the_message_states(key, value, message, said):
+    assert says_length(TIMES, key, value, message) is said
+
+
+def test_the_router_keeps_the_minutes_of_half_an_hour_a_message_says_without_digits():
+    slots = ToolManifest("find_meeting_slots", "Find times when everyone is free.",
+                         {"attendees": "Email addresses", "duration_minutes": "Length of the meeting in minutes"},
+                         required=["attendees", "duration_minutes"], parameter_types={"duration_minutes": "integer"})
+    for message, written in (("find a free half hour with ann@corp.com", "30"), ("find an hour when ann@corp.com is free", "60")):
+        decision = Router(RouterOptions(write_examples=False)).decide(
+            ScoringProvider({"find_meeting_slots": 0.0, "none": -5.0}, ["ann@corp.com", written]), [slots], message, "en")
+        assert (decision.tool, decision.params) == ("find_meeting_slots", {"attendees": "ann@corp.com", "duration_minutes": written})
+    # a number of two digits for a message that states no length and no number is still made up: declined
+    made_up = Router(RouterOptions(write_examples=False)).decide(
+        ScoringProvider({"find_meeting_slots": 0.0, "none": -5.0}, ["ann@corp.com", "45"]), [slots], "find a free slot with ann@corp.com", "en")
+    assert (made_up.tool, made_up.declined, made_up.missing) == (None, "find_meeting_slots", "duration_minutes")

@@ -16,7 +16,7 @@ from agent.router.glossary import RETRIEVAL_SENSES, gloss
 from agent.router.lists import listed_value
 from agent.router.fit import others
 from agent.router.context import Context
-from agent.router.durations import in_unit
+from agent.router.durations import in_unit, says_length
 from agent.router.encoder import encoder_for
 from agent.router.forms import DATE, month_bound, told_apart, value_form
 from agent.router.options import RouterOptions
@@ -389,8 +389,8 @@ class Router:
                 return ""  # run 1234567890 of no message: the thing is not named, the value is missing
             if not in_range(value, value_schema(manifest, key)):
                 return ""  # 20 for Kelvin that start at 2000: not this parameter's number (a required one is missing)
-            if key in manifest.required and numberless(value, text):
-                return ""  # 100 mph for a message that states no number: made up, the value is missing
+            if key in manifest.required and numberless(value, text) and not says_length(manifest, key, value, text):
+                return ""  # 100 mph for a message that states no number: made up, the value is missing (30 minutes of 半小时 is said)
         if key not in manifest.required and (len(value) == 1 and value.isalpha() or means_empty(manifest, key, value)):
             return ""  # one letter picked out of a sentence (日 of 今日, e of "time"), or "local" for "leave empty for local"
         if self.options.lists and (items := listed_value(manifest, key, value, text)) != value:

@@ -110,3 +110,15 @@ def in_unit(manifest: ToolManifest, key: str, value: str, message: str) -> str:
     if value_schema(manifest, key).get("type") == "integer" and not float(result).is_integer():
         return value
     return str(int(result)) if float(result).is_integer() else str(round(result, 6))
+
+
+def says_length(manifest: ToolManifest, key: str, value: str, message: str) -> bool:
+    """Whether ``value``, a number written for ``key``, is a length of time ``message`` says, in the unit the parameter
+    takes: 30 for ``duration_minutes`` of "半小时" or "half an hour", 60 of "an hour" (no digit in the message, yet the
+    number is stated, not made up)."""
+    unit = unit_of(manifest, key)
+    try:
+        number = float(value.replace(",", ""))
+    except ValueError:
+        return False
+    return unit is not None and any(amount * SECONDS[said] / SECONDS[unit] == number for amount, said in durations_in(message))
