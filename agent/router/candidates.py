@@ -131,8 +131,8 @@ class ToolIndex:
         compared instead of the message's (which share only names and numbers with the tools, and
         both keep those). ``vectors`` (the chat model's) compare the message and its translation, not
         a gloss: a list of dictionary words is no sentence, and its vectors found the right tool less
-        often than the message's alone (``bench/scale/recall.py``), at the cost of one more text per
-        message. ``encoder`` (:mod:`agent.router.encoder`) compares the English texts only: the
+        often than the message's alone (``bench/scale/recall.py``), while costing the model one more
+        text for every such message. ``encoder`` (:mod:`agent.router.encoder`) compares the English texts only: the
         message, or its translation and gloss when it needs them."""
         english = [*also, *glossed]
         fused: dict[str, float] = dict.fromkeys(self.names, 0.0)

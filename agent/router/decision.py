@@ -224,10 +224,10 @@ class Router:
         those of the previous exchange."""
         earlier = [call.tool for call in context.exchanges[-1].calls] if context and context.exchanges else []
         index = self.index(rest)
-        english = needs_english(index, text)  # tools described in English, a Chinese or Japanese message
-        glossed = gloss(text, RETRIEVAL_SENSES) if english and self.options.gloss else ""
+        foreign = needs_english(index, text)  # a Chinese or Japanese message, tools described in English
+        glossed = gloss(text, RETRIEVAL_SENSES) if foreign and self.options.gloss else ""
         names = index.candidates(text, self.options.retrieved, self._vectors(provider), always=earlier,
-                                 also=self._translated(provider, text) if english else [],
+                                 also=self._translated(provider, text) if foreign else [],
                                  glossed=[glossed] if glossed else [], encoder=self._encoder(provider))
         by_name = {m.name: m for m in rest}
         return [by_name[name] for name in names]
