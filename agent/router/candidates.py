@@ -132,8 +132,8 @@ class ToolIndex:
         both keep those). ``vectors`` (the chat model's) compare the message and its translation, not
         a gloss: a list of dictionary words is no sentence, and its vectors found the right tool less
         often than the message's alone (``bench/scale/recall.py``), while costing the model one more
-        text for every such message. ``encoder`` (:mod:`agent.router.encoder`) compares the English texts only: the
-        message, or its translation and gloss when it needs them."""
+        text for every such message. ``encoder`` (:mod:`agent.router.encoder`) compares the English
+        texts only: the message, or its translation and gloss when it needs them."""
         english = [*also, *glossed]
         fused: dict[str, float] = dict.fromkeys(self.names, 0.0)
         for said in english or (text,):

@@ -91,18 +91,14 @@ def durations_in(message: str) -> list[tuple[float, str]]:
 def in_unit(manifest: ToolManifest, key: str, value: str, message: str) -> str:
     """``value`` (a number written for ``key``) in the unit ``key`` takes, when it is a number ``message``
     says with another unit of time ("2" of "两个小时" for minutes: "120"); else ``value`` as it is."""
-    unit = unit_of(manifest, key)
-    try:
-        number = float(value.replace(",", ""))
-    except ValueError:
-        return value
-    if unit is None:
+    unit, number = unit_of(manifest, key), _number(value)
+    if unit is None or number is None:
         return value
     said = durations_in(message)
     if any(amount == number and said_unit == unit for amount, said_unit in said):
         return value  # said in the parameter's own unit
     # the number said, or its whole part ("1" of "1个半小时")
-    converted = {amount * SECONDS[said_unit] / SECONDS[unit] for amount, said_unit in said
+    converted = {_converted(amount, said_unit, unit) for amount, said_unit in said
                  if said_unit != unit and (amount == number or amount % 1 and int(amount) == number)}
     if len(converted) != 1:
         return value
@@ -116,9 +112,19 @@ def says_length(manifest: ToolManifest, key: str, value: str, message: str) -> b
     """Whether ``value``, a number written for ``key``, is a length of time ``message`` says, in the unit the parameter
     takes: 30 for ``duration_minutes`` of "半小时" or "half an hour", 60 of "an hour" (no digit in the message, yet the
     number is stated, not made up)."""
-    unit = unit_of(manifest, key)
+    unit, number = unit_of(manifest, key), _number(value)
+    return unit is not None and number is not None and any(
+        _converted(amount, said, unit) == number for amount, said in durations_in(message))
+
+
+def _number(value: str) -> float | None:
+    """``value`` as a number ("1,500" is 1500); None when it is none."""
     try:
-        number = float(value.replace(",", ""))
+        return float(value.replace(",", ""))
     except ValueError:
-        return False
-    return unit is not None and any(amount * SECONDS[said] / SECONDS[unit] == number for amount, said in durations_in(message))
+        return None
+
+
+def _converted(amount: float, unit: str, into: str) -> float:
+    """``amount`` of ``unit`` in ``into`` (0.5 hour is 30 minutes)."""
+    return amount * SECONDS[unit] / SECONDS[into]
