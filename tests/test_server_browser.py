@@ -129,6 +129,7 @@ def test_page_asks_for_approval_and_switches_language(browser_page, riverse_home
         assert tool.locator(".pill").inner_text() == "完成"
         assert tool.locator(".preview").inner_text() == "saved: buy tea"
         page.reload()
+        page.wait_for_selector("body[data-ready]")  # the page sets the language after it has read /api/info
         assert page.locator("#language").input_value() == "zh"  # the choice is remembered
     stored = app.store.tool_calls(tool="save_note")
     assert [(c["success"], c["approval"]) for c in stored] == [(True, "approved")]
