@@ -228,3 +228,58 @@ def test_a_tool_with_examples_of_its_own_is_not_weighed_by_closeness(monkeypatch
     decision = Router(RouterOptions(write_examples=False, meant_weight=0.0)).decide(
         ScoringProvider(scores, ["300"]), [owned], "a weekly budget of 300 for eating out", "en")
     assert decision.params["category"] == "utilities" and not any("eating" in text for text in encoder.read)
+
+
+AMENITIES = ["wifi", "pool", "parking", "breakfast", "gym"]
+HOTELS = ToolManifest(
+    "search_hotels", "Search hotels in a city.", {"city": "City name", "amenities": "Amenities the hotel must have"},
+    required=["city"],
+    parameter_types={"city": {"type": "string"}, "amenities": {"type": "array", "items": {"type": "string", "enum": AMENITIES}}},
+)
+SEATS = ToolManifest(
+    "modify_booking", "Change an existing booking.", {"booking_reference": "Booking reference", "changes": "What to change"},
+    required=["booking_reference", "changes"],
+    parameter_types={"booking_reference": {"type": "string"}, "changes": {"type": "object", "properties": {
+        "seat_preference": {"type": "string", "enum": ["window", "aisle", "middle"]}}}},
+)
+WORDS = Glossary(parse_cedict("早餐 早餐 [zao3 can1] /breakfast/\n酒店 酒店 [jiu3 dian4] /hotel/\n"),
+                 parse_edict("通路 [つうろ] /(n) (1) aisle/passage/\n座席 [ざせき] /(n) seat/\n"))
+
+
+def test_a_list_of_choices_the_model_wrote_none_of_is_the_members_the_message_names(monkeypatch):
+    from agent.router.choices import named_items
+
+    monkeypatch.setattr(glossary_module, "_LOADED", [WORDS])
+    monkeypatch.delenv("RIVERSE_GLOSSARY", raising=False)
+    assert named_items(AMENITIES, "酒店", "帮我找成都的酒店，要含早餐的") == "breakfast"  # through the gloss of 早餐
+    assert named_items(AMENITIES, "hotel", "a hotel in Lisbon with a pool and a gym") == "pool, gym"
+    assert named_items(AMENITIES, "pool", "a hotel in Lisbon with a pool and breakfast") == "pool"  # a member: the model's
+    assert named_items(AMENITIES, "quiet", "a quiet hotel in Lisbon") == "quiet"  # none named: as written (then refused)
+
+
+@pytest.mark.parametrize("lever, amenities", [(True, "breakfast"), (False, None)])
+def test_the_router_gives_a_list_of_choices_the_members_a_chinese_message_names(monkeypatch, lever, amenities):
+    monkeypatch.setattr(glossary_module, "_LOADED", [WORDS])
+    monkeypatch.delenv("RIVERSE_GLOSSARY", raising=False)
+    provider = ScoringProvider({"search_hotels": 0.0, "none": -5.0}, ["成都", "酒店", "酒店"])
+    decision = Router(RouterOptions(write_examples=False, named_members=lever)).decide(
+        provider, [HOTELS], "帮我找成都的酒店，要含早餐的", "zh")
+    assert decision.tool == "search_hotels" and decision.params.get("amenities") == amenities
+    if lever:  # the reply the model reads on with says the same
+        assert "".join(provider.cursor.written).endswith('"amenities": "breakfast"')
+
+
+@pytest.mark.parametrize("lever, params", [
+    (True, {"booking_reference": "LP4X7D", "changes": {"seat_preference": "aisle"}}),
+    (False, None),  # the seat is not heard: the object states nothing, and the call cannot be made
+])
+def test_a_choice_among_an_objects_members_is_heard_in_a_japanese_message_through_its_gloss(monkeypatch, lever, params):
+    monkeypatch.setattr(glossary_module, "_LOADED", [WORDS])
+    monkeypatch.delenv("RIVERSE_GLOSSARY", raising=False)
+    provider = ScoringProvider({"modify_booking": 0.0, "none": -5.0, "window": -1.0, "aisle": -2.0, "middle": -3.0},
+                               ["LP4X7D", "LP4X7D"])
+    decision = Router(RouterOptions(write_examples=False, named_members=lever)).decide(
+        provider, [SEATS], "予約 LP4X7D の座席を通路側に変えて", "ja")
+    assert (decision.tool and decision.params or None) == params
+    if not lever:
+        assert (decision.declined, decision.missing) == ("modify_booking", "changes")

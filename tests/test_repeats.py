@@ -119,6 +119,22 @@ def test_a_written_expression_is_completed_at_the_messages_scale():
     assert completed(manifest, "expression", "3000 * 0.80", "3万円の20%オフっていくら？") == "30000 * 0.80"
 
 
+@pytest.mark.parametrize("value,message,upright", [
+    ("7/3 + 4/1", "7分の3足す4分の1はいくつ？", "3/7 + 1/4"),  # the numbers in the order said
+    ("7/3+4/1", "七分之三加四分之一等于多少", "3/7+1/4"),
+    ("3/7 + 1/4", "7分の3足す4分の1はいくつ？", "3/7 + 1/4"),  # the right way up already
+    ("17/3", "7分の3", "17/3"),  # not that fraction
+    ("10/5", "5分の遅れで 10/5 に着く", "10/5"),  # minutes, no fraction
+])
+def test_a_fraction_said_the_chinese_or_japanese_way_is_written_the_right_way_up(value, message, upright):
+    from agent.router.spoken import fractions_upright
+
+    assert fractions_upright(value, message) == upright
+    manifest = ToolManifest(name="calculator", description="Evaluate an expression",
+                            parameters={"expression": "the expression"}, required=["expression"])
+    assert completed(manifest, "expression", value, message) == upright
+
+
 def zone(description: str) -> ToolManifest:
     return ToolManifest(name="current_time", description="The time", parameters={"timezone": description})
 

@@ -383,6 +383,28 @@ def test_a_link_in_the_message_is_evidence_for_tools_that_take_one():
     assert plain.tool is None  # no link: no bonus
 
 
+SEARCH_WEB = ToolManifest("web_search", "Search the web", {"query": "What to search for"}, ["Search the web for Kyoto"],
+                          parameter_types={"query": {"type": "string"}}, required=["query"])
+
+
+@pytest.mark.parametrize("message, values, called", [
+    # no address: the page is missing, and the close search is called
+    ("最近比特币价格多少？帮我上网查查", ["比特币价格", "比特币"], ("web_search", {"query": "比特币"})),
+    ("what's the bitcoin price these days? look it up", ["bitcoin price", "bitcoin price"],
+     ("web_search", {"query": "bitcoin price"})),
+    # a host name is an address
+    ("what does coindesk.com/price/bitcoin say?", ["coindesk.com/price/bitcoin"], ("web_fetch", {"url": "coindesk.com/price/bitcoin"})),
+])
+def test_a_link_parameter_takes_no_value_that_is_no_address(message, values, called):
+    from agent.router.values import no_address
+
+    provider = ScoringProvider({"web_fetch": -0.6, "web_search": -1.1, "none": -2.0}, values)
+    decision = Router(RouterOptions(write_examples=False)).decide(provider, [PAGE, SEARCH_WEB], message, "en")
+    assert (decision.tool, decision.params) == called
+    assert not no_address(PAGE, "url", "https://example.com/a?b=1") and not no_address(PAGE, "url", "localhost:8080/x")
+    assert not no_address(SEARCH_WEB, "query", "比特币价格")  # a parameter that takes no link
+
+
 def test_a_required_number_is_copied_from_a_message_that_has_digits():
     provider = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["-40", "C", "F"])
     decision = Router(RouterOptions()).decide(

@@ -198,3 +198,49 @@ def test_a_folder_that_names_another_tool_moves_the_choice_to_it(message, writte
     assert decision.tool == named
     if named == "notes":
         assert decision.params == {"action": "search", "text": written[-1]}
+
+
+@pytest.mark.parametrize("said, percent", [
+    ("close the office blinds halfway", "close the office blinds 50%"),
+    ("lights at half brightness", "lights at 50% brightness"),
+    ("open them three-quarters", "open them 75%"),
+    ("a quarter of the way up", "25% of the way up"),
+    ("音量调到一半", "音量调到50%"),
+    ("窗帘开到四分之三", "窗帘开到75%"),
+    ("ブラインドを半分まで開けて", "ブラインドを50%まで開けて"),
+    ("4分の1だけ開けて", "25%だけ開けて"),
+    # the half of a time or of an amount is no share of a level
+    ("half past nine", "half past nine"), ("in half an hour", "in half an hour"), ("half a kilo", "half a kilo"),
+    ("半分钟后", "半分钟后"),
+])
+def test_a_share_said_in_words_is_a_percentage(said, percent):
+    from agent.router.spoken import as_percent
+
+    assert as_percent(said) == percent
+
+
+BLINDS = ToolManifest("set_blinds", "Move motorised blinds to a position.",
+                      {"room": "Room name", "position": "0 = fully closed, 100 = fully open."},
+                      parameter_types={"room": {"type": "string"},
+                                       "position": {"type": "integer", "minimum": 0, "maximum": 100}},
+                      required=["room", "position"])
+
+
+@pytest.mark.parametrize("message, room, lever, position", [
+    ("close the office blinds halfway", "office", True, "50"),
+    ("书房的窗帘开一半", "书房", True, "50"),
+    ("close the office blinds halfway", "office", False, None),  # the lever off: 50 of a message with no number is made up
+    ("close the office blinds", "office", True, None),  # no share said: still made up
+])
+def test_a_share_said_in_words_is_a_percentage_the_message_states(message, room, lever, position):
+    from agent.router.values import percent_scale
+
+    provider = ScoringProvider({"set_blinds": 0.0, "none": -9.0}, [room, "50"])
+    decision = Router(RouterOptions(write_examples=False, spoken_numbers=lever)).decide(provider, [BLINDS], message, "en")
+    assert decision.params.get("position") == position
+    if position:
+        assert "50%" in provider.cursor.filters[1]["copy_from"]  # copied from the message, as "50%"
+    else:
+        assert (decision.declined, decision.missing) == ("set_blinds", "position")
+    assert percent_scale(BLINDS, "position") and percent_scale(LIGHT, "brightness") and not percent_scale(BLINDS, "room")
+    assert not percent_scale(COLOUR, "color_temperature_k") and not percent_scale(SETPOINT, "target_temperature")

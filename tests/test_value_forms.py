@@ -523,6 +523,42 @@ def test_two_parameters_of_one_form_with_the_same_value_take_the_values_the_mess
         "nationality": "JP", "destination_country": "US"}
 
 
+CONVERT_MONEY = ToolManifest("convert_currency", "Convert an amount from one currency to another.",
+                             {"amount": "Amount to convert", "from": "Source currency (ISO 4217 code, e.g. EUR)",
+                              "to": "Target currency (ISO 4217 code, e.g. EUR)"},
+                             parameter_types={"amount": "number", "from": "string", "to": "string"}, required=["amount", "from", "to"])
+RATE = ToolManifest("get_rate", "Exchange rate between two currencies.",
+                    {"currency_a": "Currency to convert from (ISO 4217 code)", "currency_b": "Currency to convert into (ISO 4217 code)"},
+                    required=["currency_a", "currency_b"])
+CONVERT_UNITS = ToolManifest("unit_convert", "Convert a value between units.",
+                             {"value": "The number", "from_unit": "Unit symbol to convert from, e.g. km",
+                              "to_unit": "Unit symbol to convert to, e.g. mi"}, required=["value", "from_unit", "to_unit"])
+
+
+@pytest.mark.parametrize("manifest, message, written, told", [
+    # the amount is said in one of the two currencies: the conversion starts from it, whatever the order of naming
+    (CONVERT_MONEY, "1万円はドルでいくら？", ("USD", "JPY"), ("JPY", "USD")),
+    (CONVERT_MONEY, "how many yen is 100 dollars", ("JPY", "USD"), ("USD", "JPY")),
+    (CONVERT_MONEY, "100美元换成人民币", ("CNY", "USD"), ("USD", "CNY")),
+    (CONVERT_MONEY, "EUR 200 to JPY", ("JPY", "EUR"), ("EUR", "JPY")),
+    (CONVERT_MONEY, "convert 100 dollars to yen", ("USD", "JPY"), ("USD", "JPY")),  # the model's, when right
+    (RATE, "how many pounds do I get for 50 euros", ("GBP", "EUR"), ("EUR", "GBP")),  # the roles by the descriptions
+    (CONVERT_UNITS, "how many feet is 3 metres", ("ft", "m"), ("m", "ft")),  # units alike
+    (CONVERT_UNITS, "5公里是多少英里", ("mi", "km"), ("km", "mi")),
+    (CONVERT_UNITS, "how many feet in a mile", ("ft", "mi"), ("ft", "mi")),  # no amount said
+    # no amount, or an amount in both: the model's order
+    (CONVERT_MONEY, "美元兑日元汇率多少", ("JPY", "USD"), ("JPY", "USD")),
+    (CONVERT_MONEY, "10 dollars and 2000 yen, which is more?", ("JPY", "USD"), ("JPY", "USD")),
+    (CONVERT_MONEY, "the USD to EUR rate on 2026-12-01", ("EUR", "USD"), ("EUR", "USD")),  # a date is no amount
+])
+def test_a_conversion_starts_from_the_currency_the_message_says_its_amount_in(manifest, message, written, told):
+    from agent.router.forms import told_apart
+
+    keys = [key for key in manifest.parameters if key not in ("amount", "value")]
+    params = {**{key: "1" for key in manifest.parameters if key in ("amount", "value")}, **dict(zip(keys, written))}
+    assert tuple(told_apart(manifest, params, message)[key] for key in keys) == told
+
+
 @pytest.mark.parametrize("said", ["business", "central", "the north station", "city", "national", "county"])
 def test_words_that_describe_an_airport_name_none(said):
     assert airport_code(said) is None and AIRPORT.stated(f"a {said} trip") == set()

@@ -43,6 +43,16 @@ def named_members(values: list[str], message: str) -> list[str]:
     return named
 
 
+def named_items(items: list[str], value: str, message: str) -> str:
+    """A list of choices among ``items`` (an array parameter's members) as ``message`` names them: ``value`` when it
+    holds a member, or when the message names none; else the members it names, joined by commas (the model wrote
+    "酒店" for the amenities of "要含早餐的"; the gloss of 早餐 is "breakfast")."""
+    members = {item.casefold() for item in items}
+    if any(part.strip().casefold() in members for part in re.split(r"[,，、;]", value)):
+        return value
+    return ", ".join(named_members(items, message)) or value
+
+
 def chosen_member(values: list[str], scores: dict[str, float], message: str, meaning: MemberMeaning | None = None,
                   weight: float = 0.0, default: object = None) -> str:
     """The model's likeliest member (``scores`` by member), or the likeliest one ``message`` names when

@@ -11,7 +11,7 @@ from agent.providers.base import (
     Provider, ProviderError, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
 )
 from agent.router.candidates import CJK, ToolIndex, in_english, index_for, needs_english
-from agent.router.choices import MemberMeaning, chosen_member
+from agent.router.choices import MemberMeaning, chosen_member, named_items, named_members
 from agent.router.glossary import RETRIEVAL_SENSES, gloss
 from agent.router.lists import listed_value
 from agent.router.fit import others
@@ -24,15 +24,18 @@ from agent.router.schema_decision import decide_by_schema
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import followed_tools, marked_follow_up
 from agent.router.slugs import slug_part
-from agent.router.spoken import with_digits
+from agent.router.spoken import as_percent, with_digits
 from agent.router.switches import said_choice
 from agent.router.valid import checked
 from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
-from agent.router.prompt import LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, value_schema
+from agent.router.prompt import (
+    LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, item_choices, value_schema,
+)
 from agent.router.values import (
-    ID_KEY, clean_value, completed, foreign, in_range, invented, means_empty, named, numberless, opening,
-    nothing_to_write, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
+    ID_KEY, clean_value, completed, foreign, in_range, invented, means_empty, named, no_address, numberless, opening,
+    nothing_to_write, percent_scale, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters,
+    worth_copying,
 )
 from agent.toolkit.base import ToolManifest, members
 
@@ -365,9 +368,10 @@ class Router:
         cursor.extend("}")
         if missing:
             return {}
-        # a choice among members only when the message names it ("aisle"): the model always picks one ("rollover": true)
-        written = {k: v for k, v in written.items() if k in inner.required or enum_values(inner, k) is None
-                   or named(inner, k, str(v), text)}
+        # a choice among members only when the message names it ("aisle", 通路側 through its gloss): the model always
+        # picks one ("rollover": true)
+        written = {k: v for k, v in written.items() if k in inner.required or (choices := enum_values(inner, k)) is None
+                   or named(inner, k, str(v), text) or self.options.named_members and str(v) in named_members(choices, text)}
         written = told_apart(inner, written, text) if self.options.value_forms else written
         return unsaid_left_out(inner, written, self._numbers_said(text)) if self.options.leave_out_unsaid else written
 
@@ -384,17 +388,24 @@ class Router:
         if value_schema(manifest, key).get("type") in ("number", "integer"):
             # "0." is a number begun; "3" of "3万円" is 30000, "2" of "两个小时" 120 minutes; the rest read the message as copied
             value = in_unit(manifest, key, scaled(value.rstrip(".,"), text), text) if self.options.value_forms else scaled(value.rstrip(".,"), text)
-            text = with_digits(text) if self.options.spoken_numbers else text
+            if self.options.spoken_numbers:  # "halfway" states 50 of a percentage
+                text = with_digits(as_percent(text) if percent_scale(manifest, key) else text)
             if self.options.copy_invented and ID_KEY.search(key) and invented(value, text):
                 return ""  # run 1234567890 of no message: the thing is not named, the value is missing
             if not in_range(value, value_schema(manifest, key)):
                 return ""  # 20 for Kelvin that start at 2000: not this parameter's number (a required one is missing)
             if key in manifest.required and numberless(value, text) and not says_length(manifest, key, value, text):
                 return ""  # 100 mph for a message that states no number: made up, the value is missing (30 minutes of 半小时 is said)
+        if no_address(manifest, key, value):
+            return ""  # no link: a page the message gives no address of (a required one is missing)
         if key not in manifest.required and (len(value) == 1 and value.isalpha() or means_empty(manifest, key, value)):
             return ""  # one letter picked out of a sentence (日 of 今日, e of "time"), or "local" for "leave empty for local"
         if self.options.lists and (items := listed_value(manifest, key, value, text)) != value:
             rewrite(cursor, start, items, self.options.model_quotes)  # "bug" of "ラベルは ui と bug で": "ui, bug"
+            return items
+        choices = item_choices(manifest, key) if self.options.named_members else None
+        if choices and (items := named_items(choices, value, text)) != value:
+            rewrite(cursor, start, items, self.options.model_quotes)  # "酒店" for the amenities of "要含早餐的": "breakfast"
             return items
         return value
 

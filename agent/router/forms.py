@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
+from agent.router.spoken import with_digits
 from agent.toolkit.airports import airline_code, airline_names, airport_code, airport_names
 from agent.router.prompt import value_schema
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.colours import colour_name, names as colour_names
-from agent.toolkit.dates import dates_in, iso_date, month_named, span_named
+from agent.toolkit.dates import dates_in, iso_date, month_named, span_named, without_dates
 from agent.toolkit.tickers import names as ticker_names, ticker_symbol
 from agent.toolkit.times import datetimes_in, iso_datetime
 from agent.toolkit.countries import country_code, names as country_names
@@ -355,9 +356,52 @@ def told_apart(manifest: ToolManifest, params: dict[str, object], text: str) -> 
         if len(keys) < 2:
             continue
         named = form.in_order(text)
-        if len(named) == len(keys) and {str(params[key]) for key in keys} != set(named):
+        if form in (CURRENCY, ISO_CURRENCY, UNIT) and (converted := conversion(manifest, keys, named, form, text)):
+            out.update(converted)  # "1万円はドルでいくら": from JPY, whatever the model or the order says
+        elif len(named) == len(keys) and {str(params[key]) for key in keys} != set(named):
             out.update(zip(keys, named))
     return out
+
+
+#: words of a parameter that takes what a conversion starts from, and of one that takes what it comes to
+_SOURCE_WORDS = frozenset("from source src base sell original origin".split())
+_TARGET_WORDS = frozenset("to target quote buy into destination dest".split())
+#: a number, with a scale after it, that a currency's or a unit's name follows ("1万円", "100 dollars", "3 metres")
+_AMOUNT_BEFORE = re.compile(r"[0-9](?:[.,][0-9]+)?\s*(?:[万萬千亿億]|thousand|million|billion|k)?\s*$")
+#: ... or comes before ("USD 100", "€50")
+_AMOUNT_AFTER = re.compile(r"\s*[0-9]")
+
+
+def conversion(manifest: ToolManifest, keys: list[str], named: list[str], form: Form, text: str) -> dict[str, str]:
+    """The two currencies (or units: ``form``) of a conversion, when ``text`` names two (``named``) and says an amount
+    in one of them: that one for the parameter of ``keys`` that takes what is converted from ("from", "source", "base"),
+    the other for the one it comes to. "1万円はドルでいくら" and "how many yen is 100 dollars" start from the amount's
+    currency, "how many feet is 3 metres" from metres, whichever the message names first. {} when the message or the
+    parameters do not say so (no amount, an amount in both, keys of no such words)."""
+    if len(keys) != 2 or len(named) != 2:
+        return {}
+    roles = [_role(manifest, key) for key in keys]
+    if sorted(roles) != ["source", "target"]:
+        return {}
+    said = _folded(with_digits(without_dates(unicodedata.normalize("NFKC", text))))  # no amount of "USD on 2026-12-01"
+    amounts = {form.normal(m.group(0)) for m in form.finder().finditer(said)
+               if _AMOUNT_BEFORE.search(said[:m.start()]) or _AMOUNT_AFTER.match(said, m.end())} if form.finder else set()
+    amounts.discard(None)
+    if len(amounts) != 1 or not amounts <= set(named):
+        return {}
+    source = amounts.pop()
+    target = next(code for code in named if code != source)
+    return {key: source if role == "source" else target for key, role in zip(keys, roles)}
+
+
+def _role(manifest: ToolManifest, key: str) -> str:
+    """Whether ``key`` takes what a conversion starts from ("source") or comes to ("target"), by the last such word
+    of its name, else of its description ("from_currency"; "Currency to convert from"); "" when neither says."""
+    for said in (key, str(manifest.parameters.get(key) or "")):
+        for word in reversed(re.findall(r"[a-z]+", said.replace("_", " ").casefold())):
+            if word in _SOURCE_WORDS or word in _TARGET_WORDS:
+                return "source" if word in _SOURCE_WORDS else "target"
+    return ""
 
 
 #: a parameter that takes a place by its name (its key or its description says so)

@@ -232,6 +232,15 @@ def is_link(m: ToolManifest, key: str) -> bool:
     return key in m.parameters and value_schema(m, key).get("format") in ("uri", "url", "iri")
 
 
+def item_choices(m: ToolManifest, key: str) -> list[str] | None:
+    """The members a list parameter's items are chosen from (``"type": "array"`` of an enum of strings:
+    amenities, days of the week); None for any other parameter."""
+    schema = value_schema(m, key)
+    items = schema.get("items") if schema.get("type") == "array" else None
+    values = items.get("enum") if isinstance(items, dict) else None
+    return values if isinstance(values, list) and values and all(isinstance(v, str) for v in values) else None
+
+
 def enum_values(m: ToolManifest, key: str) -> list[str] | None:
     """The values a parameter may take, when they are few and named: an enum of strings, or a
     boolean's ``true`` and ``false`` (chosen by their probabilities, never written freely)."""

@@ -111,3 +111,34 @@ def with_powers(text: str) -> str:
     for pattern in _POWERS:
         text = pattern.sub(r"\1**\2", text)
     return text
+
+
+#: shares of a whole said in words, and the percentage each is: "halfway", "a quarter", 一半, 四分之三, 半分, 4分の1
+_SHARES = [
+    (re.compile(r"\bthree[\s-]quarters?\b|四分之三|(?:4|四)分の(?:3|三)", re.IGNORECASE), 75),
+    (re.compile(r"\b(?:a|one)\s+quarter\b|\bquarter[\s-]way\b|四分之一|(?:4|四)分の(?:1|一)", re.IGNORECASE), 25),
+    # not the half of a time ("half past", "half an hour") nor of an amount ("half a kilo")
+    (re.compile(r"\bhalf(?:[\s-]?way)?\b(?!\s+(?:past|an?\b|hour))|一半|半分(?!钟|鐘)|半开|半開|半关|半關", re.IGNORECASE), 50),
+]
+
+
+def as_percent(text: str) -> str:
+    """``text`` with the shares of a whole it says in words written as percentages, for a parameter that is one
+    (a position or a level from 0 to 100): "close the blinds halfway" is "… 50%", "音量调到一半" "音量调到50%"."""
+    for pattern, percent in _SHARES:
+        text = pattern.sub(f"{percent}%", text)
+    return text
+
+
+#: a fraction said the Chinese or Japanese way, the whole first: "7分の3", "七分之三" (three sevenths)
+_FRACTION = re.compile(r"([0-9]+|[零〇一二两兩三四五六七八九十百]+)\s*分\s*[の之]\s*([0-9]+|[零〇一二两兩三四五六七八九十百]+)")
+
+
+def fractions_upright(value: str, message: str) -> str:
+    """``value`` with each fraction ``message`` says the Chinese or Japanese way ("7分の3", 四分之一) that it wrote
+    upside down ("7/3", "4/1": the numbers in the order said) the right way up ("3/7", "1/4")."""
+    for whole, part in _FRACTION.findall(message):
+        whole, part = with_digits(whole, one=True), with_digits(part, one=True)
+        if whole.isdigit() and part.isdigit() and whole != part:
+            value = re.sub(rf"(?<![0-9.]){whole}(\s*/\s*){part}(?![0-9.])", rf"{part}\g<1>{whole}", value)
+    return value
