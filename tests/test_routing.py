@@ -396,7 +396,7 @@ SEARCH_WEB = ToolManifest("web_search", "Search the web", {"query": "What to sea
     ("what does coindesk.com/price/bitcoin say?", ["coindesk.com/price/bitcoin"], ("web_fetch", {"url": "coindesk.com/price/bitcoin"})),
 ])
 def test_a_link_parameter_takes_no_value_that_is_no_address(message, values, called):
-    from agent.router.values import no_address
+    from agent.router.prompt import no_address
 
     provider = ScoringProvider({"web_fetch": -0.6, "web_search": -1.1, "none": -2.0}, values)
     decision = Router(RouterOptions(write_examples=False)).decide(provider, [PAGE, SEARCH_WEB], message, "en")

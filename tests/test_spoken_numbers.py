@@ -233,7 +233,7 @@ BLINDS = ToolManifest("set_blinds", "Move motorised blinds to a position.",
     ("close the office blinds", "office", True, None),  # no share said: still made up
 ])
 def test_a_share_said_in_words_is_a_percentage_the_message_states(message, room, lever, position):
-    from agent.router.values import percent_scale
+    from agent.router.spoken import percent_scale
 
     provider = ScoringProvider({"set_blinds": 0.0, "none": -9.0}, [room, "50"])
     decision = Router(RouterOptions(write_examples=False, spoken_numbers=lever)).decide(provider, [BLINDS], message, "en")

@@ -24,17 +24,17 @@ from agent.router.schema_decision import decide_by_schema
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import followed_tools, marked_follow_up
 from agent.router.slugs import slug_part
-from agent.router.spoken import as_percent, with_digits
+from agent.router.spoken import as_percent, percent_scale, with_digits
 from agent.router.switches import said_choice
 from agent.router.valid import checked
 from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import (
-    LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, item_choices, value_schema,
+    LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, item_choices, no_address, value_schema,
 )
 from agent.router.values import (
-    ID_KEY, clean_value, completed, foreign, in_range, invented, means_empty, named, no_address, numberless, opening,
-    nothing_to_write, percent_scale, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters,
+    ID_KEY, clean_value, completed, foreign, in_range, invented, means_empty, named, numberless, opening,
+    nothing_to_write, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters,
     worth_copying,
 )
 from agent.toolkit.base import ToolManifest, members

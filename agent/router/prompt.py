@@ -232,6 +232,17 @@ def is_link(m: ToolManifest, key: str) -> bool:
     return key in m.parameters and value_schema(m, key).get("format") in ("uri", "url", "iri")
 
 
+#: a web address: with a scheme ("https://…"), or a host name with a dot and what may follow it ("example.com/news")
+_ADDRESS_LIKE = re.compile(r"[a-z][a-z0-9+.-]*://\S+|(?:[\w-]+\.)+[a-z]{2,}(?::[0-9]+)?(?:[/?#]\S*)?|localhost(?::[0-9]+)?(?:/\S*)?",
+                           re.IGNORECASE)
+
+
+def no_address(manifest: ToolManifest, key: str, value: str) -> bool:
+    """Whether ``value`` was written for a parameter that takes a link (``"format": "uri"``) and is none: "比特币价格"
+    for the page to fetch of "最近比特币价格多少？帮我上网查查" (a message that gives no address)."""
+    return bool(value) and is_link(manifest, key) and not _ADDRESS_LIKE.fullmatch(value.strip())
+
+
 def item_choices(m: ToolManifest, key: str) -> list[str] | None:
     """The members a list parameter's items are chosen from (``"type": "array"`` of an enum of strings:
     amenities, days of the week); None for any other parameter."""

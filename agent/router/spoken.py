@@ -10,6 +10,9 @@ import re
 import warnings
 from functools import lru_cache
 
+from agent.router.prompt import value_schema
+from agent.toolkit.base import ToolManifest
+
 #: a Chinese or Japanese numeral character (零, 一 … 九, 两, 十, 百, 千, 万, 亿)
 _CJK_NUMERAL = re.compile(r"[零〇一二两兩三四五六七八九十百千万萬亿億]")
 #: an English number word
@@ -142,3 +145,15 @@ def fractions_upright(value: str, message: str) -> str:
         if whole.isdigit() and part.isdigit() and whole != part:
             value = re.sub(rf"(?<![0-9.]){whole}(\s*/\s*){part}(?![0-9.])", rf"{part}\g<1>{whole}", value)
     return value
+
+
+#: a parameter that is a share of a whole, by its words
+_PERCENT = re.compile(r"percent|percentage|%|百分比|パーセント", re.IGNORECASE)
+
+
+def percent_scale(manifest: ToolManifest, key: str) -> bool:
+    """Whether ``key`` of ``manifest`` takes a percentage: a number from 0 to 100, or one its words call a percent
+    (a position, a level, a volume; "halfway" is 50 of it: :func:`~agent.router.spoken.as_percent`)."""
+    schema = value_schema(manifest, key)
+    return schema.get("type") in ("number", "integer") and (
+        (schema.get("minimum"), schema.get("maximum")) == (0, 100) or bool(_PERCENT.search(f"{key} {manifest.parameters.get(key, '')}")))

@@ -17,7 +17,7 @@ from agent.router.forms import DATE, DATETIME, month_bound, place_named, takes_p
 from agent.router.lists import casefold as _casefold, held as _held
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, enum_values, is_link, value_schema
-from agent.router.spoken import MULTIPLIED, as_percent, fractions_upright, multiplied, with_digits
+from agent.router.spoken import MULTIPLIED, as_percent, fractions_upright, multiplied, percent_scale, with_digits
 from agent.router.switches import stated_for_another
 from agent.toolkit.dates import without_dates
 from agent.toolkit.base import ToolManifest, members
@@ -49,29 +49,6 @@ def value_filters(manifest: ToolManifest, key: str, message: str, options: Route
     elif numeric and options.copy_numbers and re.search(r"[0-9]", message):
         filters["copy_from"] = message  # a number the message states (not one from the examples)
     return filters
-
-
-#: a parameter that is a share of a whole, by its words
-_PERCENT = re.compile(r"percent|percentage|%|百分比|パーセント", re.IGNORECASE)
-
-
-def percent_scale(manifest: ToolManifest, key: str) -> bool:
-    """Whether ``key`` of ``manifest`` takes a percentage: a number from 0 to 100, or one its words call a percent
-    (a position, a level, a volume; "halfway" is 50 of it: :func:`~agent.router.spoken.as_percent`)."""
-    schema = value_schema(manifest, key)
-    return schema.get("type") in ("number", "integer") and (
-        (schema.get("minimum"), schema.get("maximum")) == (0, 100) or bool(_PERCENT.search(f"{key} {manifest.parameters.get(key, '')}")))
-
-
-#: a web address: with a scheme ("https://…"), or a host name with a dot and what may follow it ("example.com/news")
-_ADDRESS_LIKE = re.compile(r"[a-z][a-z0-9+.-]*://\S+|(?:[\w-]+\.)+[a-z]{2,}(?::[0-9]+)?(?:[/?#]\S*)?|localhost(?::[0-9]+)?(?:/\S*)?",
-                           re.IGNORECASE)
-
-
-def no_address(manifest: ToolManifest, key: str, value: str) -> bool:
-    """Whether ``value`` was written for a parameter that takes a link (``"format": "uri"``) and is none: "比特币价格"
-    for the page to fetch of "最近比特币价格多少？帮我上网查查" (a message that gives no address)."""
-    return bool(value) and is_link(manifest, key) and not _ADDRESS_LIKE.fullmatch(value.strip())
 
 
 def only_empty(filters: dict[str, Any]) -> bool:
