@@ -123,6 +123,16 @@ def test_a_count_is_not_copied_from_a_date():
     # a day of every month is no count either, and says no "day" to an all-day switch; a building's number stays
     assert dates.without_dates("每月 1 号开会") == "每月    开会" and dates.without_dates("毎月15日に払う") == "毎月   に払う"
     assert dates.without_dates("3号楼每月3次") == "3号楼每月3次"
+    # a time said around its hour is no count either; two numbers joined by "to" may be anything
+    assert dates.without_dates("half past 9 turn on the porch light") == " " * 11 + " turn on the porch light"
+    assert dates.without_dates("a quarter to 10, 2 of us") == " " * 15 + ", 2 of us"
+    assert dates.without_dates("at 9 in the morning set it to 21") == "at" + " " * 17 + " set it to 21"
+    assert dates.without_dates("wake me at 7 tonight") == "wake me at" + " " * 10
+    assert dates.without_dates("change the volume from 10 to 5") == "change the volume from 10 to 5"
+    assert dates.without_dates("9 in the box") == "9 in the box"
+    light = ToolManifest("set_light", "Turn a light on or off", {"room": "Room", "brightness": "Brightness, 0-100"},
+                         parameter_types={"brightness": "integer"}, required=["room"])
+    assert only_empty(value_filters(light, "brightness", "half past nine turn on the porch light", RouterOptions()))
     year = ToolManifest("holidays", "Public holidays", {"year": "The year"}, ["Holidays in 2027"],
                         parameter_types={"year": "integer"}, required=["year"])
     counted = ScoringProvider({"holidays": 0.0, "none": -9.0}, ["2027"])

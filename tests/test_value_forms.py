@@ -545,7 +545,11 @@ CONVERT_UNITS = ToolManifest("unit_convert", "Convert a value between units.",
     (RATE, "how many pounds do I get for 50 euros", ("GBP", "EUR"), ("EUR", "GBP")),  # the roles by the descriptions
     (CONVERT_UNITS, "how many feet is 3 metres", ("ft", "m"), ("m", "ft")),  # units alike
     (CONVERT_UNITS, "5公里是多少英里", ("mi", "km"), ("km", "mi")),
-    (CONVERT_UNITS, "how many feet in a mile", ("ft", "mi"), ("ft", "mi")),  # no amount said
+    # one said in words is an amount too
+    (CONVERT_UNITS, "how many feet in a mile", ("ft", "mi"), ("mi", "ft")),
+    (CONVERT_MONEY, "how many yen is one dollar", ("JPY", "USD"), ("USD", "JPY")),
+    (CONVERT_MONEY, "一美元等于多少日元", ("JPY", "USD"), ("USD", "JPY")),
+    (CONVERT_UNITS, "feet or metres: which is longer?", ("ft", "m"), ("ft", "m")),  # no amount said
     # no amount, or an amount in both: the model's order
     (CONVERT_MONEY, "美元兑日元汇率多少", ("JPY", "USD"), ("JPY", "USD")),
     (CONVERT_MONEY, "10 dollars and 2000 yen, which is more?", ("JPY", "USD"), ("JPY", "USD")),
@@ -668,3 +672,34 @@ def test_a_number_written_for_an_optional_code_is_left_out_not_replaced():
                                               "flights from Paris, I pay in euros", "en")
     assert decision.params == {"origin": "Paris"}  # "1" is no currency; only a required one takes the one named
 
+
+
+@pytest.mark.parametrize("said, written", [
+    ("how many yen is one dollar", "how many yen is 1 dollar"),
+    ("what's a euro in yen", "what's 1 euro in yen"),
+    ("Convert one kilogram to pounds", "Convert 1 kilogram to pounds"),
+    ("一美元等于多少日元", "1美元等于多少日元"),
+    ("一ドルは何円？", "1ドルは何円？"),
+    # not one of a currency or a unit: a word, a pronoun, a count of something else
+    ("the one I meant", "the one I meant"),
+    ("one more thing", "one more thing"),
+    ("a cup of rice", "a cup of rice"),  # "cup" is a word before it is a unit
+    ("I'm a bit stressed", "I'm a bit stressed"),
+    ("one bit or 8", "1 bit or 8"),
+    ("统一元数据", "统一元数据"),
+    ("十一美元", "十一美元"),  # a number already (its digits come from with_digits)
+])
+def test_one_of_a_currency_or_a_unit_said_in_words_is_1(said, written):
+    from agent.router.forms import ones_said
+
+    assert ones_said(said) == written
+
+
+def test_a_number_parameter_copies_the_one_a_message_says_in_words():
+    from agent.router.options import RouterOptions
+    from agent.router.values import value_filters
+
+    filters = value_filters(CONVERT_MONEY, "amount", "how many yen is one dollar", RouterOptions())
+    assert "1" in filters["copy_from"] and filters["allowed"](b"1")
+    # a message that says no amount leaves the number to the model, as before
+    assert "copy_from" not in value_filters(CONVERT_MONEY, "amount", "what's the dollar doing against the yen?", RouterOptions())

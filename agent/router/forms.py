@@ -172,6 +172,22 @@ def _airline_finder() -> re.Pattern[str]:
     return _finder([n for n in airline_names() if not n.isascii() or len(n) > 2])
 
 
+@lru_cache(maxsize=1)
+def _one_before_name() -> re.Pattern[str]:
+    names = f"(?:{_currency_finder().pattern}|{_unit_finder().pattern})"
+    english = rf"(?<![a-z0-9])(?:one\s+|an?\s+(?!bit\b))(?={names})"  # not "a bit"
+    cjk = rf"(?<![零〇一二两兩三四五六七八九十百千万萬亿億0-9统統同唯第逐单單专專均整])[一壹](?={names})"
+    return re.compile(f"{english}|{cjk}", re.IGNORECASE)
+
+
+def ones_said(text: str) -> str:
+    """``text`` with one of a currency or a unit said in words written as 1: "how many yen is a dollar" is
+    "how many yen is 1 dollar", "一美元等于多少日元" "1美元等于多少日元", so that the amount is one the message
+    states (:func:`agent.router.spoken.with_digits` leaves "one" and 一 alone, mostly "the one" and "a"; 一 of a
+    word stays: 统一, 唯一, 第一)."""
+    return _one_before_name().sub(lambda m: "1" if m.group(0)[0] in "一壹" else "1 ", text)
+
+
 def _folded(text: str) -> str:
     """A message as the finders read it: NFKC, case-folded, ``_`` as a space."""
     return unicodedata.normalize("NFKC", text).casefold().replace("_", " ")
@@ -383,7 +399,7 @@ def conversion(manifest: ToolManifest, keys: list[str], named: list[str], form: 
     roles = [_role(manifest, key) for key in keys]
     if sorted(roles) != ["source", "target"]:
         return {}
-    said = _folded(with_digits(without_dates(unicodedata.normalize("NFKC", text))))  # no amount of "USD on 2026-12-01"
+    said = _folded(ones_said(with_digits(without_dates(unicodedata.normalize("NFKC", text)))))  # no amount of "USD on 2026-12-01"
     amounts = {form.normal(m.group(0)) for m in form.finder().finditer(said)
                if _AMOUNT_BEFORE.search(said[:m.start()]) or _AMOUNT_AFTER.match(said, m.end())} if form.finder else set()
     amounts.discard(None)

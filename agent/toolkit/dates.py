@@ -72,6 +72,10 @@ def dates_in(text: str) -> list[tuple[int, str]]:
 #: a time of day written with digits: 8:30, 8時, 8点半, 8am, 8 o'clock
 _TIME = re.compile(r"(?<![0-9])\d{1,2}(?::\d{2}(?::\d{2})?|\s*(?:時|点|點)(?:\s*\d{1,2}\s*分|半)?"
                    r"|\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)", re.IGNORECASE)
+#: a time of day said around its hour: "half past 9", "a quarter to 10", "9 in the morning", "7 tonight" (not "10 to 5",
+#: which may be two numbers)
+_SAID_TIME = re.compile(r"\b(?:half|(?:a\s+)?quarter)\s+(?:past|after|to)\s+\d{1,2}(?![0-9])"
+                        r"|(?<![0-9.,])\d{1,2}\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)\b", re.IGNORECASE)
 
 
 #: a day of every month written with digits: the "1 号" of "每月 1 号", the "15日" of "毎月15日"
@@ -83,7 +87,7 @@ def without_dates(text: str) -> str:
     "8月3日", the 8 of "朝8時", the "1 号" of "每月 1 号" count nothing)."""
     text = unicodedata.normalize("NFKC", text)  # as _found reads it, so that the places agree
     spans = [span for span, _ in _found(text) if any(ch.isdigit() for ch in text[span.start:span.stop])]
-    spans += [range(m.start(), m.end()) for m in _TIME.finditer(text)]
+    spans += [range(m.start(), m.end()) for pattern in (_TIME, _SAID_TIME) for m in pattern.finditer(text)]
     spans += [range(*m.span(1)) for m in _MONTHLY_DAY.finditer(text)]
     return "".join(" " if any(i in span for span in spans) else ch for i, ch in enumerate(text))
 
