@@ -416,8 +416,11 @@ def test_a_required_number_is_copied_from_a_message_that_has_digits():
     wordy = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["5", "km", "mi"])
     Router(RouterOptions()).decide(wordy, [CONVERT], "five km in miles", "en")
     assert wordy.cursor.filters[0]["copy_from"] == "5 km in miles"  # a number said in words is copied in digits
+    one = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["1", "km", "mi"])
+    Router(RouterOptions()).decide(one, [CONVERT], "how many miles is a km", "en")
+    assert one.cursor.filters[0]["copy_from"] == "how many miles is 1 km"  # one of a unit said in words is 1
     unsaid = ScoringProvider({"unit_convert": 0.0, "none": -9.0}, ["1", "km", "mi"])
-    Router(RouterOptions()).decide(unsaid, [CONVERT], "how many miles is a km", "en")
+    Router(RouterOptions()).decide(unsaid, [CONVERT], "how many miles are there in some km", "en")
     assert "copy_from" not in unsaid.cursor.filters[0]  # no number to copy: written as a number
 
 

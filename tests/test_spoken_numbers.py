@@ -152,7 +152,7 @@ def test_a_required_number_the_message_states_nowhere_moves_the_choice_to_a_clos
     assert (decision.tool, decision.params) == ("weather", {"city": "拉萨"})
     # no close tool: declined for the missing number, not called with a made-up one
     far = ScoringProvider({"unit_convert": 0.0, "weather": -6.0, "none": -9.0}, ["1234"])
-    decision = Router(RouterOptions()).decide(far, [CONVERT, WEATHER], "how many feet in a mile", "en")
+    decision = Router(RouterOptions()).decide(far, [CONVERT, WEATHER], "convert miles to feet", "en")  # ("a mile" states 1)
     assert (decision.tool, decision.declined, decision.missing) == (None, "unit_convert", "value")
 
 
@@ -230,7 +230,8 @@ BLINDS = ToolManifest("set_blinds", "Move motorised blinds to a position.",
     ("close the office blinds halfway", "office", True, "50"),
     ("书房的窗帘开一半", "书房", True, "50"),
     ("close the office blinds halfway", "office", False, None),  # the lever off: 50 of a message with no number is made up
-    ("close the office blinds", "office", True, None),  # no share said: still made up
+    ("close the office blinds", "office", True, "0"),  # no share said: 0 of "0 = fully closed" (agent.router.labels)
+    ("move the office blinds", "office", True, None),  # neither: 50 is made up
 ])
 def test_a_share_said_in_words_is_a_percentage_the_message_states(message, room, lever, position):
     from agent.router.spoken import percent_scale
@@ -238,8 +239,8 @@ def test_a_share_said_in_words_is_a_percentage_the_message_states(message, room,
     provider = ScoringProvider({"set_blinds": 0.0, "none": -9.0}, [room, "50"])
     decision = Router(RouterOptions(write_examples=False, spoken_numbers=lever)).decide(provider, [BLINDS], message, "en")
     assert decision.params.get("position") == position
-    if position:
-        assert "50%" in provider.cursor.filters[1]["copy_from"]  # copied from the message, as "50%"
+    if position:  # copied from the message, as "50%", or the number the description names
+        assert ("50%" if position == "50" else "(0)") in provider.cursor.filters[1]["copy_from"]
     else:
         assert (decision.declined, decision.missing) == ("set_blinds", "position")
     assert percent_scale(BLINDS, "position") and percent_scale(LIGHT, "brightness") and not percent_scale(BLINDS, "room")

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from agent.providers.base import (
-    Provider, ProviderError, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
+    Provider, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
 )
 from agent.router.candidates import CJK, ToolIndex, in_english, index_for, needs_english
 from agent.router.choices import MemberMeaning, chosen_member, named_items, named_members
@@ -19,25 +19,29 @@ from agent.router.context import Context
 from agent.router.durations import in_unit, says_length
 from agent.router.encoder import encoder_for
 from agent.router.forms import DATE, month_bound, told_apart, value_form
+from agent.router.labels import named_value, numbers_read
 from agent.router.options import RouterOptions
 from agent.router.schema_decision import decide_by_schema
 from agent.router.written import ExampleWriter, Progress
 from agent.router.references import followed_tools, marked_follow_up
 from agent.router.slugs import slug_part
-from agent.router.spoken import as_percent, percent_scale, with_digits
+from agent.router.spoken import with_digits
 from agent.router.switches import said_choice
 from agent.router.valid import checked
 from agent.toolkit.dates import without_dates
 from agent.router.examples import ExampleVectors, examples_of
 from agent.router.prompt import (
-    LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, instructions, item_choices, no_address, value_schema,
+    LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, fitting_turns, instructions, item_choices, no_address,
+    value_schema,
 )
 from agent.router.values import (
     ID_KEY, clean_value, completed, foreign, in_range, invented, means_empty, named, numberless, opening,
-    nothing_to_write, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters,
-    worth_copying,
+    nothing_to_write, respelled, rewrite, scaled, unsaid_left_out, unsaid_number, unstated, value_filters, worth_copying,
 )
 from agent.toolkit.base import ToolManifest, members
+
+#: tokens a set's listing must leave for few-shot turns, beside ``reply_room``, to be decided in one prompt
+SHOTS_ROOM = 512
 
 
 class Router:
@@ -257,7 +261,7 @@ class Router:
     def _decide_scored(self, provider: ScoredDecoding, vectors: SentenceVectors | None, prompt: DecisionPrompt | ExtendedPrompt,
                        text: str, context: Context, meant: dict[str, float], meaning: MemberMeaning | None = None) -> Decision:
         options = self.options
-        turns = _fitting_turns(provider, prompt, text, context.turns(prompt.none))
+        turns = fitting_turns(provider, prompt, text, context.turns(prompt.none))
         source = f"{text}\n{context.text()}" if context else text  # what values may be copied from
         with provider.open_reply(prompt.messages(text, turns), keep=len(prompt.prefix)) as cursor:
             quote = "" if options.model_quotes else ' "'  # the opening quote: forced, or part of each option
@@ -388,8 +392,8 @@ class Router:
         if value_schema(manifest, key).get("type") in ("number", "integer"):
             # "0." is a number begun; "3" of "3万円" is 30000, "2" of "两个小时" 120 minutes; the rest read the message as copied
             value = in_unit(manifest, key, scaled(value.rstrip(".,"), text), text) if self.options.value_forms else scaled(value.rstrip(".,"), text)
-            if self.options.spoken_numbers:  # "halfway" states 50 of a percentage
-                text = with_digits(as_percent(text) if percent_scale(manifest, key) else text)
+            if self.options.spoken_numbers:  # "halfway" states 50 of a percentage, "close the blinds" 0 of "0 = closed"
+                text, value = numbers_read(manifest, key, text), named_value(manifest, key, value, text)
             if self.options.copy_invented and ID_KEY.search(key) and invented(value, text):
                 return ""  # run 1234567890 of no message: the thing is not named, the value is missing
             if not in_range(value, value_schema(manifest, key)):
@@ -479,22 +483,4 @@ class Router:
             rewrite(cursor, start, as_said, "opening" in filters)
             return as_said
         return value
-
-
-#: tokens a decision's reply needs after the message (the tool's name and its values)
-DECISION_ROOM = 96
-#: tokens a set's listing must leave for few-shot turns, beside ``reply_room``, to be decided in one prompt
-SHOTS_ROOM = 512
-
-
-def _fitting_turns(provider: Any, prompt: DecisionPrompt | ExtendedPrompt, text: str, turns: list[dict[str, str]]) -> list[dict[str, str]]:
-    """``turns`` (the earlier exchange), or none when they and the message leave the decision no room;
-    an error that says so when the message alone is too long for the model's context."""
-    leaves_room = getattr(provider, "leaves_room", None)
-    if not callable(leaves_room) or leaves_room(prompt.messages(text, turns), DECISION_ROOM):
-        return turns
-    if turns and leaves_room(prompt.messages(text), DECISION_ROOM):
-        return []  # the earlier exchange is left out: a long result, or a long message
-    raise ProviderError("the message is too long for the model's context together with the tool prompt; "
-                        "shorten it or send it in parts, or raise llm.n_ctx")
 

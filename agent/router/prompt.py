@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from agent.i18n import pick
-from agent.providers.base import Provider
+from agent.providers.base import Provider, ProviderError
 from agent.router.candidates import CJK, Words
 from agent.router.tool_texts import described, tool_text
 from agent.router.options import RouterOptions
@@ -179,6 +179,22 @@ class WordMatch:
             return {}
         judged = [True] * len(names) if not CJK.search(text) else cjk
         return {name: float(value) / best - 1.0 for name, value, ok in zip(names, scores, judged) if ok}
+
+
+#: tokens a decision's reply needs after the message (the tool's name and its values)
+DECISION_ROOM = 96
+
+
+def fitting_turns(provider: Any, prompt: DecisionPrompt | ExtendedPrompt, text: str, turns: list[dict[str, str]]) -> list[dict[str, str]]:
+    """``turns`` (the earlier exchange), or none when they and the message leave the decision no room;
+    an error that says so when the message alone is too long for the model's context."""
+    leaves_room = getattr(provider, "leaves_room", None)
+    if not callable(leaves_room) or leaves_room(prompt.messages(text, turns), DECISION_ROOM):
+        return turns
+    if turns and leaves_room(prompt.messages(text), DECISION_ROOM):
+        return []  # the earlier exchange is left out: a long result, or a long message
+    raise ProviderError("the message is too long for the model's context together with the tool prompt; "
+                        "shorten it or send it in parts, or raise llm.n_ctx")
 
 
 def none_label(manifests: list[ToolManifest]) -> str:

@@ -15,7 +15,6 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from agent.router.candidates import CJK
 from agent.router.context import Call, Context, Exchange
 from agent.router.followups import (
     compared_other, compares, converted_request, difference_request, renumbered, restated, unit_dropped,

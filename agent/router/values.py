@@ -11,13 +11,13 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from agent.i18n import detect_language
-from agent.router.candidates import CJK
 from agent.router.durations import SECONDS, durations_in
-from agent.router.forms import DATE, DATETIME, month_bound, ones_said, place_named, takes_path, value_form
+from agent.router.forms import DATE, DATETIME, month_bound, place_named, takes_path, value_form
 from agent.router.lists import casefold as _casefold, held as _held
+from agent.router.labels import numbers_read
 from agent.router.options import RouterOptions
 from agent.router.prompt import LINK, enum_values, is_link, value_schema
-from agent.router.spoken import MULTIPLIED, as_percent, fractions_upright, multiplied, percent_scale, with_digits
+from agent.router.spoken import MULTIPLIED, fractions_upright, multiplied, with_digits
 from agent.router.switches import stated_for_another
 from agent.toolkit.dates import without_dates
 from agent.toolkit.base import ToolManifest, members
@@ -41,7 +41,7 @@ def value_filters(manifest: ToolManifest, key: str, message: str, options: Route
         pattern = _INTEGER if kind == "integer" else _NUMBER
         filters["allowed"] = lambda text: pattern.fullmatch(text) is not None
         if options.spoken_numbers:
-            message = ones_said(with_digits(as_percent(message) if percent_scale(manifest, key) else message))
+            message = numbers_read(manifest, key, message)
         if not _DATE_PART.search(f"{key} {manifest.parameters.get(key, '')}"):
             message = without_dates(message)  # a count or an amount is not the 8 of "8月3日" or of "朝8時"
     if (options.copy_optional and key not in manifest.required) or (is_link(manifest, key) and LINK.search(message)):
