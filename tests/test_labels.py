@@ -8,7 +8,7 @@ import pytest
 from agent.router import Router, RouterOptions
 from agent.router import glossary as glossary_module
 from agent.router.glossary import Glossary, parse_cedict, parse_edict
-from agent.router.labels import named_numbers, named_value, number_named, numbers_read
+from agent.router.labels import named_numbers, number_named, numbers_read, read_value
 from agent.router.values import value_filters
 from agent.toolkit.base import ToolManifest
 from tests.test_routing import ScoringProvider
@@ -45,9 +45,9 @@ def test_a_number_the_message_states_comes_first():
     assert numbers_read(BLINDS, "position", "close the office blinds") == "close the office blinds (0)"
     assert numbers_read(BLINDS, "position", "close the blinds to 30%") == "close the blinds to 30%"
     assert numbers_read(BLINDS, "position", "close the blinds halfway") == "close the blinds 50%"
-    assert named_value(BLINDS, "position", "1", "close the office blinds") == "0"  # "1" of "(100)", or made up
-    assert named_value(BLINDS, "position", "30", "close the blinds to 30%") == "30"
-    assert named_value(TASK, "priority", "", "buy milk") == ""  # an optional value left empty stays empty
+    assert read_value(BLINDS, "position", "1", "close the office blinds")[1] == "0"  # "1" of "(100)", or made up
+    assert read_value(BLINDS, "position", "30", "close the blinds to 30%")[1] == "30"
+    assert read_value(TASK, "priority", "", "buy milk")[1] == ""  # an optional value left empty stays empty
     # the number is one to copy: a message that states no other does not leave the value empty
     assert value_filters(BLINDS, "position", "close the office blinds", RouterOptions())["copy_from"].endswith("(0)")
 

@@ -19,7 +19,7 @@ from agent.router.context import Context
 from agent.router.durations import in_unit, says_length
 from agent.router.encoder import encoder_for
 from agent.router.forms import DATE, month_bound, told_apart, value_form
-from agent.router.labels import named_value, numbers_read
+from agent.router.labels import read_value
 from agent.router.options import RouterOptions
 from agent.router.schema_decision import decide_by_schema
 from agent.router.written import ExampleWriter, Progress
@@ -393,7 +393,7 @@ class Router:
             # "0." is a number begun; "3" of "3万円" is 30000, "2" of "两个小时" 120 minutes; the rest read the message as copied
             value = in_unit(manifest, key, scaled(value.rstrip(".,"), text), text) if self.options.value_forms else scaled(value.rstrip(".,"), text)
             if self.options.spoken_numbers:  # "halfway" states 50 of a percentage, "close the blinds" 0 of "0 = closed"
-                text, value = numbers_read(manifest, key, text), named_value(manifest, key, value, text)
+                text, value = read_value(manifest, key, value, text)
             if self.options.copy_invented and ID_KEY.search(key) and invented(value, text):
                 return ""  # run 1234567890 of no message: the thing is not named, the value is missing
             if not in_range(value, value_schema(manifest, key)):
@@ -483,4 +483,3 @@ class Router:
             rewrite(cursor, start, as_said, "opening" in filters)
             return as_said
         return value
-

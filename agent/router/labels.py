@@ -47,16 +47,17 @@ def numbers_read(manifest: ToolManifest, key: str, message: str) -> str:
     in words as its percentage when the parameter is one ("halfway" 50%), one of a currency or a unit as 1 ("a
     dollar"), and, when it states no number at all, the number the description names by the words it says
     ("close the office blinds" states 0 of "0 = fully closed", written after it: "close the office blinds (0)")."""
-    read, number = _read(manifest, key, message)
-    return read if number is None else f"{read} ({number})"
+    return read_value(manifest, key, "", message)[0]
 
 
-def named_value(manifest: ToolManifest, key: str, value: str, message: str) -> str:
-    """``value`` written for the number parameter ``key``, or the number its description names by the words of
-    ``message``, when the message states no number of its own (:func:`numbers_read`): copying "(100)", the model
+def read_value(manifest: ToolManifest, key: str, value: str, message: str) -> tuple[str, str]:
+    """:func:`numbers_read` of ``message``, and ``value`` written for the number parameter ``key``, or the number its
+    description names by the words of the message when it states no number of its own: copying "(100)", the model
     may stop at "1". An optional value left empty stays empty."""
-    number = _read(manifest, key, message)[1]
-    return number if number is not None and (value or key in manifest.required) else value
+    read, number = _read(manifest, key, message)
+    if number is None:
+        return read, value
+    return f"{read} ({number})", number if value or key in manifest.required else value
 
 
 def _read(manifest: ToolManifest, key: str, message: str) -> tuple[str, str | None]:
@@ -64,4 +65,3 @@ def _read(manifest: ToolManifest, key: str, message: str) -> tuple[str, str | No
     if re.search(r"[0-9]", without_dates(read)) is not None:
         return read, None
     return read, number_named(manifest, key, message)
-
