@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 
 import numpy
 import pytest
@@ -13,6 +14,7 @@ from agent.router import Router, RouterOptions
 from agent.router import encoder as encoder_module
 from agent.router import glossary as glossary_module
 from agent.router.candidates import ToolIndex, narrowed
+from agent.router.context import Call, Context, Exchange
 from agent.router.encoder import EncoderError, SentenceEncoder, check_weights, encoder_for
 from agent.tools import ToolManifest
 from bench.scale.tools import generated
@@ -130,6 +132,35 @@ def test_the_router_and_a_remote_model_retrieve_with_the_encoder_when_it_is_on(m
     assert topic.read == [] and "search_transactions" not in off  # the words alone miss it
     assert "search_transactions" in [m.name for m in narrowed(many, "what did I spend at Uber?", 8, encoder=topic)]
     assert "search_transactions" not in [m.name for m in narrowed(many, "what did I spend at Uber?", 8)]
+
+
+def test_a_retrieved_tool_the_encoder_finds_unlike_the_message_is_not_listed(monkeypatch):
+    topic = TopicEncoder()
+    monkeypatch.setattr("agent.router.decision.encoder_for", lambda cache_dir=None: topic)
+    kanji = ToolManifest("kaikei_search", "取引の明細を検索します", {"query": "検索語"})  # the encoder reads English only
+    many = [WEATHER, NOTES, CALC, *generated(300), kanji, CHARGES]
+    provider = ScoringProvider({"none": 0.0}, [])
+    options = RouterOptions(candidates=8, retrieved=4, vector_weight=0)
+    router = Router(options)
+    core, rest = router.split(many, provider)
+    text = "what did I spend at Uber? the merchant charge"
+    listed = router.extras(provider, rest, text)
+    every = Router(replace(options, list_unmeant=True)).extras(provider, rest, text)
+    similar = router._similar(provider, router.index(rest).described, text)
+    assert len(every) == 4 and "search_transactions" in [m.name for m in listed]
+    assert {m.name for m in listed} < {m.name for m in every}
+    for m in every:  # what is left out is what the encoder finds below the floor, and nothing else
+        assert (m in listed) == (similar[m.name] >= options.meant_floor or m is kanji), m.name
+    prompt = router.decision_prompt(provider, many, text, "en")
+    assert prompt.listed == {m.name for m in listed} and prompt.more.count("\n- ") == len(listed)
+    # a tool the message names, or one of the previous exchange, is listed however unlike it is
+    named = generated(300)[7].name
+    earlier = Context([Exchange("and the forecast?", [Call(generated(300)[9].name, {})])])
+    kept = {m.name for m in router.extras(provider, rest, f"{text} with {named}", earlier)}
+    assert {named, generated(300)[9].name} <= kept and similar[named] < options.meant_floor
+    # a Chinese or Japanese message is judged by its gloss; with nothing English to compare, nothing is left out
+    monkeypatch.setattr("agent.router.decision.gloss", lambda text, *args: "")
+    assert len(router.extras(provider, rest, "優步の支払いを探して")) == 4
 
 
 def test_the_real_encoder_matches_a_request_to_a_description_that_shares_no_words(tmp_path, fresh_encoders):

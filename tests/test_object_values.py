@@ -159,6 +159,14 @@ def test_a_value_that_is_the_message_copied_whole_does_not_hold_the_others():
     # a text that is a part of the message holds what it says: the date said again is left out
     part = {"text": "renew my passport by 2027-01-15", "due": "2027-01-15"}
     assert unsaid_left_out(reminder, part, said) == {"text": part["text"]}
+    # ... unless its parameter asks for a date in a form, and the value is in it: the reminder is due then (free text
+    # does not schedule it)
+    dated = ToolManifest(reminder.name, reminder.description, {**reminder.parameters, "due": "Due date or date-time, ISO 8601"},
+                         required=["text"])
+    assert unsaid_left_out(dated, part, said) == part
+    japanese_part = {"text": "2026-12-20 までに年賀状を出す", "due": "2026-12-20"}
+    assert unsaid_left_out(dated, japanese_part, "2026-12-20 までに年賀状を出すってリマインダー作って、優先度は低めで") == japanese_part
+    assert unsaid_left_out(dated, {**part, "due": "renew"}, said) == {"text": part["text"]}  # no date: a piece of the text
     # a word of it is still a piece the text holds ("remind" as the reminder list)
     listed = ToolManifest(reminder.name, reminder.description, {**reminder.parameters, "list": "List name"}, required=["text"])
     assert unsaid_left_out(listed, {**whole, "list": "remind"}, said) == whole

@@ -500,6 +500,37 @@ def test_examples_written_before_lose_their_echoes_and_their_translations_with_t
     assert before.prompts == []  # nothing written again
 
 
+def test_the_value_a_message_says_something_starts_from_goes_to_the_parameter_that_takes_it():
+    from agent.router.forms import told_apart
+
+    branch = ToolManifest("create_branch", "Create a new branch from an existing branch, tag or commit.",
+                          {"owner": "Repository owner", "repo": "Repository name", "branch": "Name of the new branch",
+                           "from_ref": "Source branch, tag or SHA"}, required=["owner", "repo", "branch"])
+    swapped = {"owner": "acme", "repo": "webapp", "branch": "main", "from_ref": "hotfix/login-crash"}
+    right = {**swapped, "branch": "hotfix/login-crash", "from_ref": "main"}
+    for said in ("acme/webapp に main から hotfix/login-crash ブランチを切って", "在 acme/webapp 从 main 切出 hotfix/login-crash 分支",
+                 "create hotfix/login-crash in acme/webapp from main", "ＭＡＩＮ から hotfix/login-crash を acme/webapp に"):
+        assert told_apart(branch, swapped, said) == right, said
+        assert told_apart(branch, right, said) == right, said  # what is right stays
+    # no value marked as the start, or both, or the source's own value marked: as the model wrote them
+    for said in ("branch hotfix/login-crash off main in acme/webapp", "from main to hotfix/login-crash, from acme/webapp",
+                 "from hotfix/login-crash to main", "acme/webapp: maintain hotfix/login-crash from domain"):
+        assert told_apart(branch, swapped, said) == swapped, said
+    transfer = ToolManifest("create_transfer", "Move money between accounts",
+                            {"from_account_id": "Account ID, e.g. acc_001", "to_account_id": "Account ID, e.g. acc_001"})
+    assert told_apart(transfer, {"from_account_id": "acc_2", "to_account_id": "acc_1"}, "把 50 元从 acc_1 转到 acc_2") == {
+        "from_account_id": "acc_1", "to_account_id": "acc_2"}
+    # a value of another kind said after "from" is no start (a merchant is no date); nor is a base to merge into one
+    spending = ToolManifest("list_transactions", "List transactions", {"merchant": "Merchant name", "from_date": "From date"})
+    kept = {"merchant": "Amazon", "from_date": "2026-01-01"}
+    assert told_apart(spending, kept, "my transactions from Amazon since 2026-01-01") == kept
+    pull = ToolManifest("create_pull_request", "Open a pull request",
+                        {"head_branch": "Branch with the changes", "base": "Branch to merge into"})
+    asked = {"head_branch": "feature/login", "base": "main"}
+    assert told_apart(pull, asked, "open a PR into main from feature/login") == asked
+    assert told_apart(pull, {"head_branch": "main", "base": "feature/login"}, "from feature/login into main")["base"] == "feature/login"
+
+
 def test_two_parameters_of_one_form_with_the_same_value_take_the_values_the_message_names_in_order():
     from agent.router.forms import told_apart
 

@@ -10,7 +10,7 @@ from typing import Any
 from agent.providers.base import (
     Provider, ReplyCursor, ScoredDecoding, SentenceVectors, prefix_cache, scored_decoding, sentence_vectors,
 )
-from agent.router.candidates import CJK, ToolIndex, in_english, index_for, needs_english
+from agent.router.candidates import CJK, ToolIndex, in_english, index_for, meant_names, needs_english
 from agent.router.choices import MemberMeaning, chosen_member, named_items, named_members
 from agent.router.glossary import RETRIEVAL_SENSES, gloss
 from agent.router.lists import listed_value
@@ -117,13 +117,15 @@ class Router:
         return encoder_for(getattr(provider, "cache_dir", None)) if self.options.encoder else None
 
     def _meant(self, provider: Provider, prompt: DecisionPrompt | ExtendedPrompt, text: str) -> dict[str, float]:
-        """The encoder's similarity of ``text`` (in English, or glossed: it reads English) to each tool without examples
-        of its own, what the tool does said in words (``meant_weight``); none without the encoder or an English text."""
+        """The encoder's similarity of ``text`` to each tool without examples of its own (``meant_weight``)."""
+        return self._similar(provider, prompt.meant, text) if self.options.meant_weight and prompt.meant.texts else {}
+
+    def _similar(self, provider: Provider, texts: ExampleVectors, text: str) -> dict[str, float]:
+        """The encoder's similarity of ``text`` (in English, or glossed: it reads English) to each of ``texts``,
+        what a tool does said in words; none without the encoder or an English text."""
         english = (gloss(text) if self.options.gloss else "") if CJK.search(text) else text
-        if not (self.options.meant_weight and prompt.meant.texts and english):
-            return {}
-        encoder = self._encoder(provider)
-        return prompt.meant.scores(encoder, english) if encoder is not None else {}
+        encoder = self._encoder(provider) if english else None
+        return texts.scores(encoder, english) if encoder is not None else {}
 
     def _retrieval_vectors(self, provider: Provider, index: ToolIndex) -> list[tuple[ExampleVectors, SentenceVectors]]:
         """The index's texts that retrieval compares by vectors, each with the model that embeds them."""
@@ -236,6 +238,9 @@ class Router:
         names = index.candidates(text, self.options.retrieved, self._vectors(provider), always=earlier,
                                  also=self._translated(provider, text) if foreign else [],
                                  glossed=[glossed] if glossed else [], encoder=self._encoder(provider))
+        if not self.options.list_unmeant:
+            names = meant_names(names, index, self._similar(provider, index.described, text), self.options.meant_floor,
+                                [*index.named(text), *earlier])
         by_name = {m.name: m for m in rest}
         return [by_name[name] for name in names]
 

@@ -376,7 +376,7 @@ def told_apart(manifest: ToolManifest, params: dict[str, object], text: str) -> 
             out.update(converted)  # "1万円はドルでいくら": from JPY, whatever the model or the order says
         elif len(named) == len(keys) and {str(params[key]) for key in keys} != set(named):
             out.update(zip(keys, named))
-    return out
+    return from_marked(manifest, out, text)
 
 
 #: words of a parameter that takes what a conversion starts from, and of one that takes what it comes to
@@ -410,10 +410,51 @@ def conversion(manifest: ToolManifest, keys: list[str], named: list[str], form: 
     return {key: source if role == "source" else target for key, role in zip(keys, roles)}
 
 
-def _role(manifest: ToolManifest, key: str) -> str:
+#: what marks the value something starts from: "from main", "从 main", "main から"
+_FROM_BEFORE = re.compile(r"(?:(?<![a-z])from|从|從)\s*$")
+_FROM_AFTER = re.compile(r"\s*から")
+
+
+def from_marked(manifest: ToolManifest, params: dict[str, object], text: str) -> dict[str, object]:
+    """``params`` with the value ``text`` says something starts from ("main から hotfix/x ブランチを切って", "从 savings
+    转到 checking", "a branch hotfix/x from main") in the parameter that takes it ("from_ref": :func:`_role`), when the
+    model wrote it in another parameter of the call and the source parameter's own value is said unmarked: the two
+    are swapped. Else as they were (a value said nowhere, two values marked, more than one source parameter)."""
+    said = {key: value for key, value in params.items() if isinstance(value, str) and value}
+    sources = [key for key in said  # by its name and by its description: not a ``base`` "to merge into"
+               if _role(manifest, key) == "source" == _role(manifest, key, key_first=False)]
+    if len(sources) != 1 or _marked(text, said[sources[0]]) is not False:
+        return params
+    source = sources[0]
+    marked = [key for key in said if key != source and _marked(text, said[key])]
+    if len(marked) != 1 or not (_role(manifest, marked[0]) == "target" or _kin(manifest, source, marked[0])):
+        return params  # a merchant "from Amazon" is no date to start from
+    return {**params, source: said[marked[0]], marked[0]: said[source]}
+
+
+def _kin(manifest: ToolManifest, source: str, other: str) -> bool:
+    """Whether parameter ``other``'s name says a word of ``source``'s name or description (``branch`` of "from_ref":
+    "Branch or commit to branch from"): values of one kind."""
+    words = set(re.findall(r"[a-z]{3,}", f"{source} {manifest.parameters.get(source) or ''}".replace("_", " ").casefold()))
+    return bool(words & (set(re.findall(r"[a-z]{3,}", other.replace("_", " ").casefold())) - _SOURCE_WORDS - _TARGET_WORDS))
+
+
+def _marked(text: str, value: str) -> bool | None:
+    """Whether ``text`` says ``value`` as what something starts from (:data:`_FROM_BEFORE`, :data:`_FROM_AFTER`);
+    None when it does not say it (as a whole word, for a Latin one)."""
+    folded, value = unicodedata.normalize("NFKC", text).casefold(), unicodedata.normalize("NFKC", value).casefold()
+    spots = [m for m in re.finditer(rf"(?<![a-z0-9_]){re.escape(value)}(?![a-z0-9_])", folded)]
+    if not spots:
+        return None
+    return any(_FROM_BEFORE.search(folded[:m.start()]) or _FROM_AFTER.match(folded, m.end()) for m in spots)
+
+
+def _role(manifest: ToolManifest, key: str, key_first: bool = True) -> str:
     """Whether ``key`` takes what a conversion starts from ("source") or comes to ("target"), by the last such word
-    of its name, else of its description ("from_currency"; "Currency to convert from"); "" when neither says."""
-    for said in (key, str(manifest.parameters.get(key) or "")):
+    of its name, else of its description ("from_currency"; "Currency to convert from"); "" when neither says.
+    Not ``key_first``: the description's word first."""
+    described = str(manifest.parameters.get(key) or "")
+    for said in ((key, described) if key_first else (described, key)):
         for word in reversed(re.findall(r"[a-z]+", said.replace("_", " ").casefold())):
             if word in _SOURCE_WORDS or word in _TARGET_WORDS:
                 return "source" if word in _SOURCE_WORDS else "target"

@@ -90,10 +90,15 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str
             continue
         free_text = schema.get("type", "string") in ("string", "array") and "enum" not in schema
         # a date, a figure, a code: stated apart even in a copy of the whole message (not a word of it, "calendar")
-        formed = isinstance(value, str) and (bool(re.search(r"[0-9]", value)) or value_form(manifest, key) is not None)
+        form = value_form(manifest, key)
+        formed = isinstance(value, str) and (bool(re.search(r"[0-9]", value)) or form is not None)
+        # a value in the form its parameter asks for (a due date) is stated apart from free text that says it too
+        # ("2026-12-20 までに年賀状を出す" as the reminder's text)
+        in_form = isinstance(value, str) and form is not None and form.normal(value) is not None
         if free_text and isinstance(value, str) and _held(value, [
             str(other) for other_key, other in params.items()
             if other_key != key and (other_key in manifest.required or other_key in kept) and not (formed and _whole(str(other), message))
+            and not (in_form and _said_freely(manifest, other_key))
         ]):
             continue
         if stated is not None and schema.get("type") in ("number", "integer") and isinstance(value, str):
@@ -104,6 +109,12 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str
                 continue
         kept[key] = value
     return kept
+
+
+def _said_freely(manifest: ToolManifest, key: str) -> bool:
+    """Whether ``key`` takes free text: a string of no form, no choices."""
+    schema = value_schema(manifest, key)
+    return schema.get("type", "string") == "string" and "enum" not in schema and value_form(manifest, key) is None
 
 
 def _whole(value: str, message: str | None) -> bool:
