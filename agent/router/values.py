@@ -76,7 +76,8 @@ def unsaid_left_out(manifest: ToolManifest, params: dict[str, Any], message: str
     attendee's address as a start date), and, with ``message`` (its numbers in digits), a number it
     states fewer times than the parameters before hold it ("2" of "2 adults" as the rooms, the stars
     and the price too). A message's words state one value, not two; but a value that is the message
-    copied whole (a reminder's text) holds a date, a figure or a code by that alone: it is kept. Free text
+    copied whole (a reminder's text) holds a date, a figure or a code by that alone: it is kept, as is a value in the
+    form its parameter asks for (a due date) beside free text that says it too. Free text
     that states another parameter's value by its name is left out too (:func:`~agent.router.switches.stated_for_another`)."""
     params = stated_for_another(manifest, params, message)
     kept: dict[str, Any] = {}
