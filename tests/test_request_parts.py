@@ -161,6 +161,34 @@ def test_there_in_a_later_part_is_the_place_of_the_part_before_it():
     assert calls(decisions) == [("weather", {"city": "Oslo"}), ("current_time", {"timezone": "Oslo"})]
 
 
+def test_there_is_the_place_the_message_names_before_it_when_no_call_holds_that_place():
+    def rules(text, context):  # the part that names the place asks for nothing
+        if "何時" in text:
+            return Decision("current_time", {})
+        if "下雨" in text:
+            return Decision(None, declined="weather", missing="city")  # the city was not found
+        return Decision(None)
+
+    said = decide_requests(RuleRouter(rules), None, TOOLS, "シドニーの友達に電話したいんだけど、向こうは今何時くらい？", "ja", Context())
+    assert calls(said) == [("current_time", {"timezone": "シドニー"})]
+    said = decide_requests(RuleRouter(rules), None, TOOLS, "我在伦敦出差，那边明天下雨吗", "zh", Context())
+    assert calls(said) == [("weather", {"city": "伦敦"})]
+
+
+def test_there_named_takes_the_one_place_said_before_there_and_nothing_the_model_wrote():
+    from agent.router.references import there_named
+
+    said = "My sister lives in Nairobi. What is the time there?"
+    assert there_named(Decision("current_time", {}), said, TIME).params == {"timezone": "Nairobi"}
+    assert there_named(Decision("current_time", {"timezone": "Asia/Tokyo"}), said, TIME).params == {"timezone": "Asia/Tokyo"}
+    for text in ("I was in Paris; what time is it there in Tokyo?", "what time is it there?",
+                 "What is the time there? My sister lives in Nairobi."):
+        assert there_named(Decision("current_time", {}), text, TIME).params == {}, text
+    # a declined tool that needs more than the place stays declined
+    both = ToolManifest("weather", "Weather", {"city": "City name", "date": "Date"}, required=["city", "date"])
+    assert there_named(Decision(None, declined="weather", missing="city"), "我在伦敦出差，那边明天下雨吗", both).tool is None
+
+
 @pytest.mark.parametrize("written,place", [("local", "Reykjavik"), ("Reykjavik", "Reykjavik"), ("", "Reykjavik")])
 def test_a_word_of_the_part_written_for_there_is_the_place_of_the_part_before_it(written, place):
     def rules(text, context):

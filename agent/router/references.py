@@ -15,8 +15,12 @@ gives the previous exchange's tools more weight for it than for any short messag
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from agent.router.context import Context
+from agent.router.forms import place_names, takes_place, value_form
+from agent.router.prompt import Decision
+from agent.toolkit.base import ToolManifest
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _THAT = r"(?:that|it|this|the result|the answer|the number)"
@@ -247,6 +251,32 @@ def nth_link(part: str, context: Context) -> str | None:
 
 # "there", "that city", "那边", "そこ": the place of the previous exchange
 _THERE = re.compile(r"\b(?:there|that (?:city|place|town))\b|那边|那里|那儿|当地|向こう|そこ|現地|あっち", re.IGNORECASE)
+
+
+def there_named(decision: Decision, text: str, manifest: ToolManifest | None) -> Decision:
+    """``decision`` with the place ``text`` names once and then points back to ("シドニーの友達に電話したいんだけど、
+    向こうは今何時くらい？", "我在伦敦出差，那边明天下雨吗") for its tool's place parameter, when the model wrote none
+    there (or declined the tool for want of it, when it needs nothing else); as it was otherwise (no place, or two)."""
+    tool = decision.tool or decision.declined
+    key = next((k for k in manifest.parameters if takes_place(manifest, k)), None) if manifest and manifest.name == tool else None
+    there = _THERE.search(text)
+    if key is None or there is None or decision.params.get(key):
+        return decision
+    said = unicodedata.normalize("NFKC", text)
+    names = place_names(said[:there.start()])
+    if len(names) != 1 or place_names(said) != names:
+        return decision
+    spot = re.search(re.escape(names[0]), said, re.IGNORECASE)
+    form = value_form(manifest, key)
+    place = form.normal(spot.group(0)) if form is not None and spot else spot.group(0) if spot else None
+    if not place:
+        return decision
+    if decision.tool is None:
+        if decision.missing != key or not set(manifest.required) <= {key}:
+            return decision
+        decision = Decision(tool, {}, decision.scores, decision.logprobs, decision.nearest)
+    decision.params[key], decision.carried = place, True
+    return decision
 
 
 def refers_back(part: str) -> bool:

@@ -28,6 +28,7 @@ from agent.router.references import (
     is_follow_up,
     previous_number,
     refers_back,
+    there_named,
     with_result,
     works_on_result,
 )
@@ -103,6 +104,7 @@ def decide_requests(
     text = with_powers(said.text)  # "2の20乗" as 2**20, the expression it is copied as
     whole = _first_of_chain(router.decide(provider, manifests, text, language, context), router, provider, manifests,
                             text, language, context)
+    whole = there_named(whole, text, _manifest(manifests, whole.tool or whole.declined))  # "シドニー…、向こうは今何時？"
     margin = getattr(getattr(router, "options", None), "chain_margin", 3.0)
     decisions = _compared(_requests(router, provider, manifests, text, language, context, whole, parted=not said.whole),
                           text, manifests)
