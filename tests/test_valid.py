@@ -87,3 +87,35 @@ def test_a_call_whose_required_value_the_tool_cannot_take_is_declined_for_that_v
     provider = ScoringProvider({"create_booking": -0.5, "search_hotels": -9.0, "none": -2.0}, ["table", "long-haul"])
     decision = Router(RouterOptions(valid_values=False)).decide(provider, [BOOK, HOTELS], said, "en")
     assert decision.tool == "create_booking" and decision.params["travelers"] == "long-haul"
+
+
+SLOTS = ToolManifest("find_meeting_slots", "Find times when all attendees are free.",
+                     {"attendees": "Email addresses of the attendees", "duration_minutes": "Meeting length in minutes"},
+                     parameter_types={"attendees": {"type": "array", "items": {"type": "string"}},
+                                      "duration_minutes": {"type": "integer"}},
+                     required=["attendees", "duration_minutes"])
+SHARE = ToolManifest("share_calendar", "Share a calendar.", {"calendar_id": "Calendar ID or name",
+                                                            "email": "Email address of the person to share with",
+                                                            "cc": "Copy to"},
+                     parameter_types={"cc": {"type": "string", "format": "email"}}, required=["calendar_id", "email"])
+
+
+@pytest.mark.parametrize("manifest,key,value,ok", [
+    (SLOTS, "attendees", "2026-12-01", False),  # a date copied as an attendee
+    (SLOTS, "attendees", ["tom@acme.com", "li@acme.com"], True),
+    (SLOTS, "attendees", "tom@acme.com, li@acme.com", True),
+    (SLOTS, "attendees", ["tom@acme.com", "li"], False),
+    (SHARE, "email", "mom", False),  # no type declared: the description asks for an address
+    (SHARE, "email", "mom@qq.com", True),
+    (SHARE, "cc", "mom", False),  # "format": "email"
+    (SHARE, "calendar_id", "家庭", True),
+    (ToolManifest("invite", "Invite", {"user": "User name or email address"}), "user", "bob", True),
+])
+def test_a_parameter_that_asks_for_email_addresses_takes_addresses_only(manifest, key, value, ok):
+    assert takes(manifest, key, value) is ok
+
+
+def test_a_required_address_that_is_none_makes_the_call_miss_it_and_an_optional_one_is_left_out():
+    assert checked(SLOTS, {"attendees": "2026-12-01", "duration_minutes": "3"}, "")[1] == "attendees"
+    assert checked(SHARE, {"calendar_id": "家庭", "email": "mom@qq.com", "cc": "dad"}, "") == (
+        {"calendar_id": "家庭", "email": "mom@qq.com"}, "")

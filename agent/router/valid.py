@@ -6,13 +6,16 @@ members, a pattern, bounds (formats such as ``date`` are left to :mod:`agent.rou
 value that fails is left out ("amenities": "non" of "non-stop only"); a required one that fails makes the
 call one the message gives no value for, as a required value the message does not state at all
 ("travelers": "long-haul" where the tool takes a list of people with their names): the router then tries
-a close tool, or declines and the user is asked. Parameters without a declared type take any text.
+a close tool, or declines and the user is asked. Parameters without a declared type take any text, but a
+parameter that asks for e-mail addresses (``"format": "email"``, or a description such as "Email addresses of the
+attendees") takes addresses only: "2026-12-01" is no attendee, "mom" no address to share a calendar with.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 import json
+import re
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -40,14 +43,36 @@ def checked(manifest: ToolManifest, params: dict[str, Any], missing: str, on: bo
 def takes(manifest: ToolManifest, key: str, value: Any) -> bool:
     """Whether the tool of ``manifest`` can take ``value`` for its parameter ``key`` (see the module docstring)."""
     spec = (manifest.parameter_types or {}).get(key)
-    if spec is None:
-        return True
+    described = str((manifest.parameters or {}).get(key, ""))
     try:
-        converted = coerce_value(manifest, key, value)
+        converted = coerce_value(manifest, key, value) if spec is not None else value
     except ParameterError:
         return False
-    validator = _validator(json.dumps(parameter_schema(spec, str((manifest.parameters or {}).get(key, ""))), sort_keys=True))
+    schema = parameter_schema(spec, described)
+    if _asks_address(schema, described) and not _addresses(converted):
+        return False
+    if spec is None:
+        return True
+    validator = _validator(json.dumps(schema, sort_keys=True))
     return validator is None or validator.is_valid(converted)
+
+
+#: a description that asks for e-mail addresses, and one that also takes something else ("User name or email address")
+_ASKS_ADDRESS = re.compile(r"\be-?mail[ -]?address(?:es)?\b", re.IGNORECASE)
+_OR_ELSE = re.compile(r"\bor\b|/", re.IGNORECASE)
+_ADDRESS = re.compile(r"[^@\s,;]+@[^@\s,;]+\.[^@\s,;]+")
+
+
+def _asks_address(schema: dict[str, Any], described: str) -> bool:
+    items = schema.get("items")
+    formats = {schema.get("format"), items.get("format") if isinstance(items, dict) else None}
+    return bool(formats & {"email", "idn-email"}) or bool(_ASKS_ADDRESS.search(described)) and not _OR_ELSE.search(described)
+
+
+def _addresses(value: Any) -> bool:
+    """Whether ``value`` is one e-mail address, or a list of them (as text: separated by commas)."""
+    items = value if isinstance(value, list) else re.split(r"\s*[,;，、]\s*", str(value).strip())
+    return bool(items) and all(isinstance(item, str) and _ADDRESS.fullmatch(item.strip()) for item in items)
 
 
 @lru_cache(maxsize=1024)
