@@ -257,8 +257,7 @@ def there_named(decision: Decision, text: str, manifest: ToolManifest | None) ->
     """``decision`` with the place ``text`` names once and then points back to ("シドニーの友達に電話したいんだけど、
     向こうは今何時くらい？", "我在伦敦出差，那边明天下雨吗") for its tool's place parameter, when the model wrote none
     there (or declined the tool for want of it, when it needs nothing else); as it was otherwise (no place, or two)."""
-    tool = decision.tool or decision.declined
-    key = next((k for k in manifest.parameters if takes_place(manifest, k)), None) if manifest and manifest.name == tool else None
+    key = next((k for k in manifest.parameters if takes_place(manifest, k)), None) if manifest is not None else None
     there = _THERE.search(text)
     if key is None or there is None or decision.params.get(key):
         return decision
@@ -266,15 +265,14 @@ def there_named(decision: Decision, text: str, manifest: ToolManifest | None) ->
     names = place_names(said[:there.start()])
     if len(names) != 1 or place_names(said) != names:
         return decision
-    spot = re.search(re.escape(names[0]), said, re.IGNORECASE)
-    form = value_form(manifest, key)
-    place = form.normal(spot.group(0)) if form is not None and spot else spot.group(0) if spot else None
+    spot, form = re.search(re.escape(names[0]), said, re.IGNORECASE), value_form(manifest, key)
+    place = spot and (form.normal(spot.group(0)) if form is not None else spot.group(0))  # as the message writes it
     if not place:
         return decision
     if decision.tool is None:
         if decision.missing != key or not set(manifest.required) <= {key}:
             return decision
-        decision = Decision(tool, {}, decision.scores, decision.logprobs, decision.nearest)
+        decision = Decision(manifest.name, {}, decision.scores, decision.logprobs, decision.nearest)
     decision.params[key], decision.carried = place, True
     return decision
 

@@ -21,6 +21,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from agent.router.values import ADDRESS
 from agent.toolkit.base import ToolManifest
 from agent.toolkit.schema import ParameterError, coerce_value, parameter_schema
 
@@ -60,7 +61,6 @@ def takes(manifest: ToolManifest, key: str, value: Any) -> bool:
 #: a description that asks for e-mail addresses, and one that also takes something else ("User name or email address")
 _ASKS_ADDRESS = re.compile(r"\be-?mail[ -]?address(?:es)?\b", re.IGNORECASE)
 _OR_ELSE = re.compile(r"\bor\b|/", re.IGNORECASE)
-_ADDRESS = re.compile(r"[^@\s,;]+@[^@\s,;]+\.[^@\s,;]+")
 
 
 def _asks_address(schema: dict[str, Any], described: str) -> bool:
@@ -72,7 +72,7 @@ def _asks_address(schema: dict[str, Any], described: str) -> bool:
 def _addresses(value: Any) -> bool:
     """Whether ``value`` is one e-mail address, or a list of them (as text: separated by commas)."""
     items = value if isinstance(value, list) else re.split(r"\s*[,;，、]\s*", str(value).strip())
-    return bool(items) and all(isinstance(item, str) and _ADDRESS.fullmatch(item.strip()) for item in items)
+    return bool(items) and all(isinstance(item, str) and ADDRESS.fullmatch(item.strip()) for item in items)
 
 
 @lru_cache(maxsize=1024)

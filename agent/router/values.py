@@ -179,7 +179,7 @@ _ARITHMETIC = re.compile(r"\d\s*[-+*/^×÷]\s*[\d(]|[a-z]\(\d", re.IGNORECASE)
 #: a value that stands for one the user did not give: "your_username", "<repo>", "{id}", "xxx"
 _PLACEHOLDER = re.compile(r"(?:your|my)_\w+|<[^<>]+>|\{[^{}]+\}|x{3,}", re.IGNORECASE)
 #: an e-mail address (the value's own: one the message does not give is made up)
-_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: a parameter that names a thing by its number: ``run_id``, ``order_number``
 ID_KEY = re.compile(r"(?:^|_)(?:id|ids|number|num|no)$", re.IGNORECASE)
 
@@ -194,7 +194,7 @@ def invented(value: str, message: str) -> bool:
     value, message = (unicodedata.normalize("NFKC", text) for text in (value, message))
     if _PLACEHOLDER.fullmatch(value.strip()) and value.strip().casefold() not in message.casefold():
         return True
-    if any(address.casefold() not in message.casefold() for address in _ADDRESS.findall(value)):
+    if any(address.casefold() not in message.casefold() for address in ADDRESS.findall(value)):
         return True
     if _DATE_OR_TIME.search(value) or _ARITHMETIC.search(value):
         return False
@@ -209,7 +209,7 @@ def worth_copying(value: str, copied: str) -> str:
     letter picked out of a word, or no e-mail address for a value that was one (the message gives none)."""
     if len(copied) == 1 and copied.isalpha():
         return ""
-    return "" if _ADDRESS.search(value) and not _ADDRESS.search(copied) else copied
+    return "" if ADDRESS.search(value) and not ADDRESS.search(copied) else copied
 
 
 #: a number's scale said after it: "3万円" is 30000, "2.5 million" 2500000 (千米, 千克 … are units, not thousands)
