@@ -149,8 +149,16 @@ def test_a_retrieved_tool_the_encoder_finds_unlike_the_message_is_not_listed(mon
     similar = router._similar(provider, router.index(rest).described, text)
     assert len(every) == 4 and "search_transactions" in [m.name for m in listed]
     assert {m.name for m in listed} < {m.name for m in every}
-    for m in every:  # what is left out is what the encoder finds below the floor, and nothing else
-        assert (m in listed) == (similar[m.name] >= options.meant_floor or m is kanji), m.name
+    # what is left out is what the encoder finds below the floor past the likeliest, and nothing else
+    for rank, m in enumerate(every):
+        assert (m in listed) == (rank < options.listed_first or similar[m.name] >= options.meant_floor or m is kanji), m.name
+    # the likeliest retrieved tool is listed however unlike the encoder finds it (it reads a terse message poorly)
+    ticket = ToolManifest("open_ticket", "Open a support ticket with the helpdesk", {"subject": "What is wrong"})
+    rest = router.split([*many, ticket], provider)[1]
+    terse = "open a helpdesk case: printer broken"
+    assert router._similar(provider, router.index(rest).described, terse)["open_ticket"] < options.meant_floor
+    assert [m.name for m in router.extras(provider, rest, terse)][0] == "open_ticket"
+    assert "open_ticket" not in [m.name for m in Router(replace(options, listed_first=0)).extras(provider, rest, terse)]
     prompt = router.decision_prompt(provider, many, text, "en")
     assert prompt.listed == {m.name for m in listed} and prompt.more.count("\n- ") == len(listed)
     # a tool the message names, or one of the previous exchange, is listed however unlike it is

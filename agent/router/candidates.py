@@ -175,18 +175,22 @@ class ToolIndex:
 
 
 def meant_names(names: list[str], index: ToolIndex, similar: dict[str, float], floor: float,
-                keep: Iterable[str] = ()) -> list[str]:
-    """Of the retrieved ``names``, those whose description a sentence encoder finds ``floor`` or more like the
-    message (``similar``, the encoder's similarities; all of ``names`` without it), and those in ``keep`` (named
-    by the message, or of the previous exchange). A tool described in Chinese or Japanese is kept: the encoder
-    reads English. Each listed tool costs the decision the tokens of its line, and a small model tends to choose
-    a tool listed in the message's turn; one that is unlike the message is left out (a decision would score a tool
-    without examples below ``RouterOptions.meant_floor`` down anyway)."""
+                keep: Iterable[str] = (), first: int = 0) -> list[str]:
+    """Of the retrieved ``names`` (the likeliest first), the ``first`` likeliest, those whose description a sentence
+    encoder finds ``floor`` or more like the message (``similar``, the encoder's similarities; all of ``names``
+    without it), and those in ``keep`` (named by the message, or of the previous exchange). A tool described in
+    Chinese or Japanese is kept: the encoder reads English. Each listed tool costs the decision the tokens of its
+    line, and a small model tends to choose a tool listed in the message's turn; one that is unlike the message is
+    left out (a decision would score a tool without examples below ``RouterOptions.meant_floor`` down anyway). Not
+    the likeliest: the encoder finds the right tool below the floor for a quarter of the messages of the tool sets
+    (a terse "start movie night", a Chinese or Japanese message through its gloss), and retrieval, which also reads
+    the words and the chat model's vectors, ranks it first for most of those (``bench/scale/recall.py``)."""
     if not similar:
         return names
     kept = set(keep)
-    return [name for name in names if name in kept or similar.get(name, floor) >= floor
-            or CJK.search(index.described.documents[name][0])]
+    ranked = [name for name in names if name not in kept]
+    return [name for name in names if name in kept or ranked.index(name) < first
+            or similar.get(name, floor) >= floor or CJK.search(index.described.documents[name][0])]
 
 
 #: how a message is put to the model to be said in English, for an index whose tools are described in English

@@ -240,7 +240,7 @@ class Router:
                                  glossed=[glossed] if glossed else [], encoder=self._encoder(provider))
         if not self.options.list_unmeant:
             names = meant_names(names, index, self._similar(provider, index.described, text), self.options.meant_floor,
-                                [*index.named(text), *earlier])
+                                [*index.named(text), *earlier], self.options.listed_first)
         by_name = {m.name: m for m in rest}
         return [by_name[name] for name in names]
 

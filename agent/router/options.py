@@ -25,7 +25,8 @@ class RouterOptions:
     described_floor: float = 0.5  # ... and its name and description's vectors lies above this
     meant_weight: float = 20.0  # a tool without examples of its own: times how far the encoder's similarity of the message (in
     meant_floor: float = 0.3  # ... English, or glossed) and its name and description lies above this (riverse[retrieval])
-    list_unmeant: bool = False  # with many tools, list a retrieved tool the encoder finds below meant_floor (it only costs time)
+    list_unmeant: bool = False  # with many tools, list a retrieved tool the encoder finds below meant_floor (it only costs time) ...
+    listed_first: int = 1  # ... but list the likeliest this many retrieved tools whatever the encoder finds
     word_weight: float = 0.0  # times how far a tool's words fall short of the best-matching tool's (0 to -1; BM25)
     copy_optional: bool = True  # optional parameters: copy from the message (or leave out), never invent
     leave_out_unsaid: bool = True  # an optional value equal to its default, or already another parameter's, is left out

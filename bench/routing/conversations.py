@@ -21,8 +21,14 @@ A case is right when the calls made are exactly the expected ones (tool, and the
 by ``params_match``), none missing and none extra. For chains, ``riverse`` is given the first calls'
 results and the second step is decided as the loop would (bounded by ``llm.max_steps``).
 
+With ``--pool N`` a tool-set case is decided among N tools: its own set's, every other set's and generated
+distractors from thirty other domains (``bench/scale/tools.py``, a fifth of them with examples), as a user with
+several MCP servers and a tools folder has them; the router then decides among a core and the tools retrieval
+finds for the message (``RouterOptions.candidates``).
+
     .venv/bin/python -m bench.routing.conversations --write
     .venv/bin/python -m bench.routing.conversations --set multi --split tune
+    .venv/bin/python -m bench.routing.conversations --set toolsets --pool 1000 --only riverse
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from agent.toolkit.base import ToolManifest
 from bench.model import decision_model
 from bench.results import write_section
 from bench.routing.run import levers, manifests_for, scored_tools
+from bench.scale.tools import distractors
 
 SETS = Path(__file__).resolve().parent / "sets"
 KINDS = ("conversations", "multi", "toolsets")
@@ -146,16 +153,25 @@ def _params_ok(entry: Any, expected: dict[str, Any], params: dict[str, Any]) -> 
 
 
 # ---------------------------------------------------------------------------------------- running
+def pooled(name: str, size: int) -> list[ToolManifest]:
+    """The tools of set ``name``, then those of every other set, then generated distractors, ``size`` in all."""
+    names = [name, *sorted(p.stem for p in (SETS / "toolsets").glob("*.json") if p.stem != name)]
+    tools = [m for each in names for m in toolset_manifests(each)[0]]
+    return tools + distractors(max(size - len(tools), 0))
+
+
 class Bench:
-    def __init__(self, provider: LocalProvider, router: Router):
+    def __init__(self, provider: LocalProvider, router: Router, pool: int = 0):
         self.provider = provider
         self.router = router
+        self.pool = pool
         self._manifests: dict[str, list[ToolManifest]] = {}
         self._prepared: set[tuple[str, str]] = set()
 
     def manifests(self, case: dict[str, Any]) -> tuple[list[ToolManifest], dict[str, Any]]:
         if case["set"] == "toolsets":
-            return toolset_manifests(case["toolset"])
+            own, scorers = toolset_manifests(case["toolset"])
+            return (pooled(case["toolset"], self.pool) if self.pool else own), scorers
         language = case["lang"]
         if language not in self._manifests:
             self._manifests[language] = manifests_for(language)
@@ -284,16 +300,20 @@ def main() -> None:
                         help="change a router lever for this run (see RouterOptions)")
     parser.add_argument("--case", metavar="ID", action="append", help="only these cases (ids), e.g. to decide a few again")
     parser.add_argument("--only", choices=["riverse", "message alone"], help="one method (while tuning)")
+    parser.add_argument("--pool", metavar="N", type=int, default=0,
+                        help="decide each tool-set case among N tools: its set's, the other sets' and generated ones")
     parser.add_argument("--dump", metavar="FILE")
     parser.add_argument("--write", action="store_true", help="replace the section of bench/RESULTS.md")
     args = parser.parse_args()
+    if args.pool and args.write:
+        parser.error("--pool measures the tool sets among many tools: its table is not the section --write replaces")
     cases = [c for kind in (args.set or KINDS) for c in load(kind)
              if (args.split == "all" or c["split"] == args.split) and (not args.lang or c["lang"] in args.lang)
              and (not args.kind or c.get("kind") in args.kind) and (not args.toolset or c.get("toolset") in args.toolset)
              and (not args.case or c["id"] in args.case)]
     provider = decision_model()
     methods = [args.only] if args.only else ["riverse", "message alone"]
-    results = run(Bench(provider, Router(levers(args.lever))), cases, methods)
+    results = run(Bench(provider, Router(levers(args.lever)), args.pool), cases, methods)
     if args.dump:
         Path(args.dump).write_text(json.dumps({m: [{"id": o.case["id"], "calls": o.calls, "right": o.right,
                                                     "expected": expected_calls(o.case), "seconds": o.seconds}

@@ -21,6 +21,10 @@ Reported per language, as recall@k:
   vectors read the message, not the gloss): ``words + vectors + encoder,
   glossed`` is what the embedded model's retrieved tools are chosen by now, ``words + encoder, in
   English and glossed`` what a remote model's are.
+- ``listed``: of those 4, the ones the embedded model's decision lists (``Router.extras``: the likeliest
+  ``listed_first``, and the others the encoder finds ``meant_floor`` or more like the message); beside it
+  ``listed, by the encoder alone``, the rule before (``listed_first`` 0). The recall@4 column is the share of
+  messages whose tool is listed; the mean number listed follows the table.
 
     .venv/bin/python -m bench.scale.recall [--write]
 """
@@ -31,6 +35,9 @@ import argparse
 import sys
 from collections import defaultdict
 
+from dataclasses import replace
+
+from agent.router import Router, RouterOptions
 from agent.router.candidates import ToolIndex, in_english, needs_english
 from agent.router.encoder import INSTALL_HINT, encoder_for
 from agent.router.glossary import RETRIEVAL_SENSES, glossary, gloss
@@ -43,6 +50,8 @@ METHODS = ("words", "words, in English", "words + vectors", "words + vectors, in
            "words + encoder, in English", "words + vectors + encoder", "words + vectors + encoder, in English",
            "words, glossed", "words + encoder, glossed", "words + vectors + encoder, glossed",
            "words + encoder, in English and glossed")
+#: what the decision lists of the retrieved 4, with the router's options, and with the rule before (see the note)
+LISTED = {"listed": RouterOptions(), "listed, by the encoder alone": RouterOptions(listed_first=0)}
 
 
 def main() -> None:
@@ -63,6 +72,8 @@ def main() -> None:
     if glossary() is None:
         sys.exit(f"the glossary is not installed: {INSTALL_HINT}")
     found: dict[tuple[str, str, int], list[bool]] = defaultdict(list)
+    routers = {method: Router(replace(options, candidates=options.retrieved)) for method, options in LISTED.items()}
+    listed: dict[str, list[int]] = defaultdict(list)
     for case in cases:
         text, tool, language = case["message"], case["tool"], case["lang"]
         english = [in_english(provider, text)] if needs_english(index, text) else []
@@ -85,6 +96,11 @@ def main() -> None:
             for k in (4, 32):
                 for group in (language, "all"):
                     found[(method, group, k)].append(rank < k)
+        for method, router in routers.items():  # with no core: every tool of the pool is retrieved from
+            names = [m.name for m in router.extras(provider, pool, text)]
+            listed[method].append(len(names))
+            for group in (language, "all"):
+                found[(method, group, 4)].append(tool in names)
         print(f"  {language} {tool:<32} " + " ".join(f"{rankings[m].index(tool) + 1:>4}" for m in METHODS), file=sys.stderr)
     lines = [
         "## Retrieval with 1,000 tools (`bench/scale/recall.py`)", "",
@@ -94,13 +110,15 @@ def main() -> None:
         "| method | " + " | ".join(f"{g} @4 | {g} @32" for g in ("en", "zh", "ja", "all")) + " |",
         "| --- |" + " ---: |" * 8,
     ]
-    for method in METHODS:
+    for method in (*METHODS, *LISTED):
         cells = []
         for group in ("en", "zh", "ja", "all"):
             for k in (4, 32):
                 hits = found[(method, group, k)]
-                cells.append(f"{100 * sum(hits) / len(hits):.1f}%")
+                cells.append(f"{100 * sum(hits) / len(hits):.1f}%" if hits else "–")
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += ["", "Tools listed per message (of 4): " + "; ".join(
+        f"{method} {sum(counts) / len(counts):.2f}" for method, counts in listed.items()) + "."]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:
