@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
-
 from dataclasses import replace
 
 from agent.router import Router, RouterOptions
