@@ -188,8 +188,8 @@ def meant_names(names: list[str], index: ToolIndex, similar: dict[str, float], f
     if not similar:
         return names
     kept = set(keep)
-    ranked = [name for name in names if name not in kept]
-    return [name for name in names if name in kept or ranked.index(name) < first
+    likeliest = [name for name in names if name not in kept][:first]
+    return [name for name in names if name in kept or name in likeliest
             or similar.get(name, floor) >= floor or CJK.search(index.described.documents[name][0])]
 
 

@@ -171,7 +171,11 @@ class Bench:
     def manifests(self, case: dict[str, Any]) -> tuple[list[ToolManifest], dict[str, Any]]:
         if case["set"] == "toolsets":
             own, scorers = toolset_manifests(case["toolset"])
-            return (pooled(case["toolset"], self.pool) if self.pool else own), scorers
+            if not self.pool:
+                return own, scorers
+            if (key := f"pool:{case['toolset']}") not in self._manifests:  # read and generated once per set
+                self._manifests[key] = pooled(case["toolset"], self.pool)
+            return self._manifests[key], scorers
         language = case["lang"]
         if language not in self._manifests:
             self._manifests[language] = manifests_for(language)
