@@ -338,6 +338,15 @@ def test_a_chinese_message_for_english_tools_is_also_retrieved_by_its_english_tr
     chinese = ToolIndex([ToolManifest("ticket_delete", "删除一张工单", {"id": "工单编号"}), *generated(20)])
     assert not needs_english(chinese, "帮我删除工单 st_31")  # the tools speak the message's language: no translation
 
+    # examples the model wrote in the message's language for tools described in English share its words, but do not
+    # make the tools' descriptions readable to it: the message is still read in English (glossed, translated)
+    written = [replace(m, examples=["サポートチケット st_31 を削除して"]) if m.name == "helpdesk_delete_support_ticket" else m
+               for m in MANY]
+    assert ToolIndex(written).words.scores("サポートチケット st_31 を削除して").max() > 0
+    assert needs_english(ToolIndex(written), "サポートチケット st_31 を削除して")
+    authored = [ToolManifest("ticket_delete", "サポートチケットを削除する", {"id": "チケット番号"}), *generated(20)]
+    assert not needs_english(ToolIndex(authored), "サポートチケット st_31 を削除して")
+
     provider = ScoringProvider({"helpdesk_delete_support_ticket": 0.0, "none": -5.0}, ["st_31", "st_31"])  # written, copied
     asked: list[list[dict]] = []
 

@@ -92,12 +92,6 @@ class Words:
             return numpy.zeros(self.weights.shape[0], dtype=numpy.float32)
         return self.weights[:, columns] @ self.idf[columns]
 
-    def coverage(self, text: str) -> float:
-        """The share of ``text``'s Chinese/Japanese character pairs that some tool's text has (about 0
-        for a Chinese message and tools described in English); 1 when it has none."""
-        pairs = {t for t in terms(text) if CJK.match(t)}
-        return sum(t in self.vocabulary for t in pairs) / len(pairs) if pairs else 1.0
-
 
 class ToolIndex:
     """The candidate index of one tool set."""
@@ -105,6 +99,10 @@ class ToolIndex:
     def __init__(self, manifests: list[ToolManifest]):
         self.names = [m.name for m in manifests]
         self.words = Words([indexed(m) for m in manifests])
+        # the Chinese/Japanese character pairs of what the tools' authors wrote (not of examples written for them: the
+        # model writes a tool described in English examples in the user's language, and they do not make its
+        # description one that a Chinese or Japanese message can be compared with, see :func:`needs_english`)
+        self.authored = {t for m in manifests for t in terms(indexed(m, examples=False)) if CJK.match(t)}
         self.vectors = ExampleVectors({m.name: examples_of(m) or [m.description or m.name] for m in manifests})
         # for a sentence encoder: what the tool does, said in words (not its examples: a tool with
         # examples would get more chances than one without, and recall falls, bench/scale/recall.py), with
@@ -115,6 +113,12 @@ class ToolIndex:
         # what the tools' identifiers name ("event" of ``event_id``), for the prefix of a message's identifier
         self.identified = sorted({word.casefold() for m in manifests for key in (m.parameters or {})
                                   for word in IDENTIFIED.findall(key)})
+
+    def coverage(self, text: str) -> float:
+        """The share of ``text``'s Chinese/Japanese character pairs that the tools' authored texts have (about
+        0 for a Chinese message and tools described in English); 1 when it has none."""
+        pairs = {t for t in terms(text) if CJK.match(t)}
+        return sum(t in self.authored for t in pairs) / len(pairs) if pairs else 1.0
 
     def expanded(self, text: str) -> str:
         """``text``, the words its identifiers' prefixes abbreviate, of those the tools' identifier
@@ -198,9 +202,10 @@ IN_ENGLISH = "Translate the user's message into English. Reply with the translat
 
 
 def needs_english(index: ToolIndex, text: str) -> bool:
-    """Whether ``text`` is a Chinese or Japanese message that shares few terms with the tools' texts
-    (their descriptions are English, as most tools' are): retrieval then also reads it in English."""
-    return index.words.coverage(text) < 0.2
+    """Whether ``text`` is a Chinese or Japanese message that shares few terms with what the tools' authors
+    wrote (their descriptions are English, as most tools' are; examples the model wrote for them in the
+    message's language do not count): retrieval then also reads it in English."""
+    return index.coverage(text) < 0.2
 
 
 def in_english(provider: Provider, text: str) -> str:

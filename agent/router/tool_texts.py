@@ -19,10 +19,10 @@ from agent.toolkit.base import ToolManifest
 from agent.toolkit.dates import dates_in
 
 
-def tool_text(m: ToolManifest) -> str:
-    """Everything the index knows of a tool."""
+def tool_text(m: ToolManifest, examples: bool = True) -> str:
+    """Everything the index knows of a tool; without ``examples``, what its author said of it only."""
     params = " ".join(f"{key} {desc}" for key, desc in (m.parameters or {}).items())
-    return " ".join([m.name, m.name, m.description, params, *examples_of(m)])
+    return " ".join([m.name, m.name, m.description, params, *(examples_of(m) if examples else [])])
 
 
 def described(m: ToolManifest, choices: bool = False) -> str:
@@ -74,11 +74,11 @@ def _schema_texts(schema: object, depth: int = _DEPTH) -> Iterable[tuple[str, st
             yield from _schema_texts(option, depth - 1)
 
 
-def indexed(m: ToolManifest) -> str:
+def indexed(m: ToolManifest, examples: bool = True) -> str:
     """What retrieval reads of a tool: :func:`tool_text` and what its schema says beyond the parameters'
     descriptions (``"humidity"`` of an enum finds the sensor tool for "the humidity in the basement")."""
-    return " ".join([tool_text(m), *(text for schema in m.json_schema()["properties"].values()
-                                     for _, text in _schema_texts(schema))])
+    return " ".join([tool_text(m, examples), *(text for schema in m.json_schema()["properties"].values()
+                                               for _, text in _schema_texts(schema))])
 
 
 #: a parameter that takes an identifier, and what it identifies: ``event_id``, ``accountId``, ``booking_ref``
