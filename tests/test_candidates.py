@@ -340,8 +340,8 @@ def test_a_chinese_message_for_english_tools_is_also_retrieved_by_its_english_tr
 
     # examples the model wrote in the message's language for tools described in English share its words, but do not
     # make the tools' descriptions readable to it: the message is still read in English (glossed, translated)
-    written = [replace(m, examples=["サポートチケット st_31 を削除して"]) if m.name == "helpdesk_delete_support_ticket" else m
-               for m in MANY]
+    written = [replace(m, extra_examples=["サポートチケット st_31 を削除して"]) if m.name == "helpdesk_delete_support_ticket"
+               else m for m in MANY]
     assert ToolIndex(written).words.scores("サポートチケット st_31 を削除して").max() > 0
     assert needs_english(ToolIndex(written), "サポートチケット st_31 を削除して")
     authored = [ToolManifest("ticket_delete", "サポートチケットを削除する", {"id": "チケット番号"}), *generated(20)]
