@@ -149,6 +149,9 @@ def test_with_many_tools_a_decision_reads_a_fixed_core_and_the_tools_retrieved_f
     shown = [m["content"] for m in messages[:keep]]
     assert any("(Also available for this message:" in text and "restaurant_book_table" in text for text in shown)
     assert '{"tool": "restaurant_book_table"}' in shown and '{"tool": "none"}' in shown
+    # ... and the same listing twice: one message it fits, one about its subject that needs no tool
+    cinema = [i for i, text in enumerate(shown) if "cinema_list_showings(cinema, date)" in text]
+    assert len(cinema) == 2 and {shown[i + 1] for i in cinema} == {'{"tool": "cinema_list_showings"}', '{"tool": "none"}'}
     # the prefix the provider keeps is the core's alone
     other = ScoringProvider({"none": 0.0}, [])
     router.decide(other, MANY, "Export my playlists to CSV", "en")

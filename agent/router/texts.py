@@ -14,15 +14,23 @@ MORE_TOOLS = {
 #: (message, the tools listed with it, the tool chosen or None)
 _MORE_LISTED = ("- restaurant_book_table(restaurant, people, time): Reserve a table at a restaurant\n"
                 "- restaurant_list_menus(restaurant): List the menus of a restaurant")
+_MORE_CINEMA = ("- cinema_book_tickets(cinema, film, time, count): Book tickets for a showing\n"
+                "- cinema_list_showings(cinema, date): List the showings of a cinema on a date")
 _MORE_PASSED = ("- pet_get_profile(id): Get the profile of a pet by its ID\n"
                 "- pet_list_vet_visits(limit): List recent vet visits")
 MORE_TOOLS_SHOTS = {
     "en": [("Book a table for two at Luigi's at 8 pm", _MORE_LISTED, "restaurant_book_table"),
-           ("Tell me a joke about cats", _MORE_PASSED, None)],
+           ("Tell me a joke about cats", _MORE_PASSED, None),
+           ("What's on at the Rex on Saturday?", _MORE_CINEMA, "cinema_list_showings"),
+           ("Is Dune worth seeing at the cinema?", _MORE_CINEMA, None)],
     "zh": [("帮我在 Luigi's 订一张今晚8点的两人桌", _MORE_LISTED, "restaurant_book_table"),
-           ("讲个关于猫的笑话", _MORE_PASSED, None)],
+           ("讲个关于猫的笑话", _MORE_PASSED, None),
+           ("Rex 影院周六放什么电影？", _MORE_CINEMA, "cinema_list_showings"),
+           ("《沙丘》值得去电影院看吗？", _MORE_CINEMA, None)],
     "ja": [("今夜8時に Luigi's で2人の席を予約して", _MORE_LISTED, "restaurant_book_table"),
-           ("猫のジョークを言って", _MORE_PASSED, None)],
+           ("猫のジョークを言って", _MORE_PASSED, None),
+           ("土曜日の Rex の上映スケジュールは？", _MORE_CINEMA, "cinema_list_showings"),
+           ("「デューン」って映画館で見る価値ある？", _MORE_CINEMA, None)],
 }
 
 INSTRUCTIONS = {
