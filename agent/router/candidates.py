@@ -98,11 +98,12 @@ class ToolIndex:
 
     def __init__(self, manifests: list[ToolManifest]):
         self.names = [m.name for m in manifests]
-        self.words = Words([indexed(m) for m in manifests])
+        authored = [indexed(m, examples=False) for m in manifests]
+        self.words = Words([" ".join([text, *examples_of(m)]) for text, m in zip(authored, manifests)])
         # the Chinese/Japanese character pairs of what the tools' authors wrote (not of examples written for them: the
         # model writes a tool described in English examples in the user's language, and they do not make its
         # description one that a Chinese or Japanese message can be compared with, see :func:`needs_english`)
-        self.authored = {t for m in manifests for t in terms(indexed(m, examples=False)) if CJK.match(t)}
+        self.authored = {t for text in authored for t in terms(text) if CJK.match(t)}
         self.vectors = ExampleVectors({m.name: examples_of(m) or [m.description or m.name] for m in manifests})
         # for a sentence encoder: what the tool does, said in words (not its examples: a tool with
         # examples would get more chances than one without, and recall falls, bench/scale/recall.py), with
