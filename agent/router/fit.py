@@ -31,7 +31,7 @@ def others(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], ch
         return []
     margin = options.number_margin
     if missing:
-        return for_missing(prompt, scores, chosen, missing, numbers_said, margin)
+        return for_missing(prompt, scores, chosen, missing, numbers_said, margin, options.missing_margin)
     if identified := for_identifiers(prompt, scores, chosen, params, text, margin):
         return identified
     if numbered := for_numbers(prompt, scores, chosen, params, numbers_said, margin):
@@ -103,7 +103,7 @@ def _identifies(manifest: ToolManifest, word: str, keys: Any) -> bool:
 
 
 def for_missing(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str, missing: str,
-                numbers_said: str, margin: float) -> list[str]:
+                numbers_said: str, margin: float, preferred_margin: float | None = None) -> list[str]:
     """When the message has nothing for ``chosen``'s required ``missing``: the close tools to write
     instead, the best first. A required number that a message stating no number lacks ("拉萨现在多少
     华氏度" chose the conversion) looks at every close tool; any other missing value at those that the
@@ -111,4 +111,7 @@ def for_missing(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float
     if value_schema(prompt.manifests[chosen], missing).get("type") in ("number", "integer") and not re.search(r"\d", numbers_said):
         return close_tools(prompt, scores, chosen, margin)[:1]
     none = scores.get(prompt.none, float("-inf"))
-    return [name for name in close_tools(prompt, scores, chosen, margin) if scores[name] > none][:TRIED]
+    wider = margin if preferred_margin is None else preferred_margin
+    # a tool that needs the same value lacks it too ("open the front door" missed the door: not locking it instead)
+    return [name for name in close_tools(prompt, scores, chosen, wider)
+            if scores[name] > none and missing not in prompt.manifests[name].required][:TRIED]

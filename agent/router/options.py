@@ -43,6 +43,7 @@ class RouterOptions:
     spoken_numbers: bool = True  # ... with the numbers it says in words in digits ("twenty percent", 二十四度)
     number_fit: bool = True  # a number the message states that the chosen call has no place for: ...
     number_margin: float = 3.0  # ... a tool within this of its score that has a parameter for it is called instead
+    missing_margin: float = 8.0  # a call that misses a required value: a tool within this of its score that the model prefers to no tool
     max_value_tokens: int = 40  # per parameter value
     link_weight: float = 6.0  # added to tools with a required "format": "uri" parameter when the message has a link
     follow_weight: float = 3.0  # added to the previous turn's tools for a short message after it (a follow-up)
