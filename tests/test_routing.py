@@ -642,6 +642,43 @@ def test_example_vectors_move_the_decision_towards_the_nearest_examples_tool():
     assert sum(1 for _, keep in provider.embedded if keep) == 2 + len(NO_TOOL_SHOTS) + len(NO_TOOL_LOOKUP)  # once
 
 
+JOT = ToolManifest("jot", "Keep a note", {"title": "The note's title"}, ["Note this down"], required=["title"])
+
+
+def test_a_name_the_message_quotes_is_no_sign_of_small_talk():
+    # "hello" is what the no-tool messages say ("Hello there!"), here the name of a note: no tool is compared
+    # with the message without it, the tool with all of it
+    message = 'Make a note called "hello"'
+    scores = {"jot": -1.5, "none": -1.0}
+    options = RouterOptions(vector_weight=10.0, none_bias=0.0)
+    quoted = Router(replace(options, unquoted_none=False)).decide(EmbeddingProvider(scores, ["hello"]), [JOT], message, "en")
+    provider = EmbeddingProvider(scores, ["hello"])
+    decided = Router(options).decide(provider, [JOT], message, "en")
+    assert quoted.tool is None
+    assert (decided.tool, decided.params) == ("jot", {"title": "hello"})
+    assert decided.nearest["jot"] == pytest.approx(quoted.nearest["jot"])  # the tool: the whole message
+    assert decided.nearest["none"] < 0.2 < quoted.nearest["none"]
+    assert provider.embedded[-2:] == [(f'This sentence : "{message}" means in one word:"', False),
+                                      ('This sentence : "Make a note called """ means in one word:"', False)]
+    # a message that quotes nothing is embedded once
+    provider = EmbeddingProvider(scores, ["hello"])
+    Router(options).decide(provider, [JOT], "hello, make a note", "en")
+    assert [text for text, keep in provider.embedded if not keep] == ['This sentence : "hello, make a note" means in one word:"']
+
+
+@pytest.mark.parametrize("text, plain", [
+    ("「おやすみ」シーンを実行して", "「」シーンを実行して"),
+    ("新建一个叫“健身”的日历", "新建一个叫“”的日历"),
+    ('rename it to "Q3 plan" and \'draft\'', 'rename it to "" and \'\''),
+    ("don't open John's file", "don't open John's file"),  # apostrophes quote nothing
+    ("say “hi\nthere” later", "say “hi\nthere” later"),  # no quote runs over a line
+])
+def test_what_a_message_quotes_is_left_out_of_it_for_the_no_tool_comparison(text, plain):
+    from agent.router.examples import unquoted
+
+    assert unquoted(text) == plain
+
+
 def test_preparing_the_tool_prompt_also_computes_the_example_vectors():
     router = Router()
     provider = EmbeddingProvider({"none": 0.0})

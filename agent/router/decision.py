@@ -29,7 +29,7 @@ from agent.router.spoken import with_digits
 from agent.router.switches import said_choice
 from agent.router.valid import checked
 from agent.toolkit.dates import without_dates
-from agent.router.examples import ExampleVectors, examples_of
+from agent.router.examples import ExampleVectors, examples_of, unquoted
 from agent.router.prompt import (
     LINK, Decision, DecisionPrompt, ExtendedPrompt, enum_values, fitting_turns, instructions, item_choices, no_address,
     value_schema,
@@ -274,6 +274,10 @@ class Router:
             labels = {f'{opening(quote)}{name}"': name for name in [*prompt.manifests, prompt.none]}
             logprobs = cursor.option_logprobs(list(labels))
             nearest = prompt.examples.scores(vectors, text) if vectors is not None else {}
+            if nearest and options.unquoted_none and (plain := unquoted(text)) != text:
+                # a name the message quotes ("「おやすみ」シーンを実行して") makes it no more like small talk: no tool
+                # is as near as the message is without it, when that is less
+                nearest[prompt.none] = min(nearest.get(prompt.none, 0.0), prompt.examples.scores(vectors, plain).get(prompt.none, 1.0))
             said = prompt.described.scores(vectors, text) if vectors is not None and options.described_weight else {}
             followed = followed_tools(context, text)
             # words do not judge the previous exchange's tools for its follow-up ("And tomorrow?" names no

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import Any
 
@@ -12,6 +13,16 @@ from agent.toolkit.base import ToolManifest
 def examples_of(m: ToolManifest) -> list[str]:
     """The manifest's ``examples``, then its optional ``extra_examples``."""
     return [*m.examples, *m.extra_examples]
+
+
+#: a name the message quotes: 「おやすみ」, “健身”, "Groceries", 'Q3 plan' (an apostrophe is no quote)
+_QUOTED = re.compile(r"「[^」\n]{1,60}」|『[^』\n]{1,60}』|“[^”\n]{1,60}”|‘[^’\n]{1,60}’|\"[^\"\n]{1,60}\"|(?<!\w)'[^'\n]{1,60}'(?!\w)")
+
+
+def unquoted(text: str) -> str:
+    """``text`` with what it quotes left out, the quotes kept: a name the message gives (a scene called
+    「おやすみ」, a note titled "Thanks") says what it acts on, not whether it asks anything of a tool."""
+    return _QUOTED.sub(lambda match: match.group(0)[0] + match.group(0)[-1], text)
 
 
 #: how a text is put to the model for its sentence vector: the model's state where it is about to

@@ -21,6 +21,7 @@ class RouterOptions:
     shots_per_tool: int = 4  # how many of each tool's examples become few-shot turns (retrieval uses all)
     none_bias: float = 0.5  # added to the log-probability of "no tool"
     vector_weight: float = 80.0  # times the best cosine similarity of the message's and an example's vectors
+    unquoted_none: bool = True  # ... no tool's with what the message quotes left out (a name it gives)
     described_weight: float = 10.0  # a tool without examples of its own: times how far the similarity of the message's ...
     described_floor: float = 0.5  # ... and its name and description's vectors lies above this
     meant_weight: float = 20.0  # a tool without examples of its own: times how far the encoder's similarity of the message (in
