@@ -103,15 +103,15 @@ def _identifies(manifest: ToolManifest, word: str, keys: Any) -> bool:
 
 
 def for_missing(prompt: DecisionPrompt | ExtendedPrompt, scores: dict[str, float], chosen: str, missing: str,
-                numbers_said: str, margin: float, preferred_margin: float | None = None) -> list[str]:
+                numbers_said: str, margin: float, preferred_margin: float) -> list[str]:
     """When the message has nothing for ``chosen``'s required ``missing``: the close tools to write
     instead, the best first. A required number that a message stating no number lacks ("拉萨现在多少
-    华氏度" chose the conversion) looks at every close tool; any other missing value at those that the
-    model also prefers to no tool at all, so that a message no tool fits is not given one."""
+    华氏度" chose the conversion) looks at every tool within ``margin``; any other missing value at those
+    within ``preferred_margin`` that the model also prefers to no tool at all, so that a message no tool
+    fits is not given one, and that do not require ``missing`` too: the message lacks it for them as well
+    ("把大门打开" names no door to unlock: no locking one instead)."""
     if value_schema(prompt.manifests[chosen], missing).get("type") in ("number", "integer") and not re.search(r"\d", numbers_said):
         return close_tools(prompt, scores, chosen, margin)[:1]
     none = scores.get(prompt.none, float("-inf"))
-    wider = margin if preferred_margin is None else preferred_margin
-    # a tool that needs the same value lacks it too ("open the front door" missed the door: not locking it instead)
-    return [name for name in close_tools(prompt, scores, chosen, wider)
+    return [name for name in close_tools(prompt, scores, chosen, preferred_margin)
             if scores[name] > none and missing not in prompt.manifests[name].required][:TRIED]
