@@ -277,7 +277,7 @@ class Router:
             if nearest and options.unquoted_none and (plain := unquoted(text)) != text:
                 # a name the message quotes ("「おやすみ」シーンを実行して") makes it no more like small talk: no tool
                 # is as near as the message is without it, when that is less
-                nearest[prompt.none] = min(nearest.get(prompt.none, 0.0), prompt.examples.scores(vectors, plain).get(prompt.none, 1.0))
+                nearest[prompt.none] = min(nearest[prompt.none], prompt.examples.scores(vectors, plain)[prompt.none])
             said = prompt.described.scores(vectors, text) if vectors is not None and options.described_weight else {}
             followed = followed_tools(context, text)
             # words do not judge the previous exchange's tools for its follow-up ("And tomorrow?" names no
